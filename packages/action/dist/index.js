@@ -5818,35 +5818,35 @@ var require_client_h1 = __commonJS({
       return await WebAssembly.instantiate(mod, {
         env: {
           /* eslint-disable camelcase */
-          wasm_on_url: (p, at, len) => {
+          wasm_on_url: (p, at2, len) => {
             return 0;
           },
-          wasm_on_status: (p, at, len) => {
+          wasm_on_status: (p, at2, len) => {
             assert(currentParser.ptr === p);
-            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start2 = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_message_begin: (p) => {
             assert(currentParser.ptr === p);
             return currentParser.onMessageBegin() || 0;
           },
-          wasm_on_header_field: (p, at, len) => {
+          wasm_on_header_field: (p, at2, len) => {
             assert(currentParser.ptr === p);
-            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start2 = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
-          wasm_on_header_value: (p, at, len) => {
+          wasm_on_header_value: (p, at2, len) => {
             assert(currentParser.ptr === p);
-            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start2 = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
             assert(currentParser.ptr === p);
             return currentParser.onHeadersComplete(statusCode, Boolean(upgrade), Boolean(shouldKeepAlive)) || 0;
           },
-          wasm_on_body: (p, at, len) => {
+          wasm_on_body: (p, at2, len) => {
             assert(currentParser.ptr === p);
-            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            const start2 = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_message_complete: (p) => {
@@ -19171,9 +19171,9 @@ function composeMessage(init) {
   const what = init.reason ?? (said ? "" : init.code.replace(/-/g, " "));
   return [...locationParts(init), what, said].filter(Boolean).join(": ");
 }
-function locationParts(at) {
-  const document = at.document === void 0 ? "" : typeof at.document === "number" ? `document ${at.document}` : at.document;
-  return [at.file ?? "", document, at.path ?? ""].filter(Boolean);
+function locationParts(at2) {
+  const document = at2.document === void 0 ? "" : typeof at2.document === "number" ? `document ${at2.document}` : at2.document;
+  return [at2.file ?? "", document, at2.path ?? ""].filter(Boolean);
 }
 var BRAND, KdeltaError;
 var init_kdelta_error = __esm({
@@ -19234,10 +19234,10 @@ function splitCredentials(repo) {
   const m = schemeAuthority.exec(repo);
   if (!m) return { url: repo };
   const [, scheme, authority, rest] = m;
-  const at = authority.lastIndexOf("@");
-  if (at < 0) return { url: repo };
-  const userinfo = authority.slice(0, at);
-  const host = authority.slice(at + 1);
+  const at2 = authority.lastIndexOf("@");
+  if (at2 < 0) return { url: repo };
+  const userinfo = authority.slice(0, at2);
+  const host = authority.slice(at2 + 1);
   const colon = userinfo.indexOf(":");
   const username = decode(colon < 0 ? userinfo : userinfo.slice(0, colon));
   const password = colon < 0 ? "" : decode(userinfo.slice(colon + 1));
@@ -19514,20 +19514,20 @@ function readObjects(options) {
 }
 function parseBatch(out, count, type, maxBytes) {
   const reads = [];
-  let at = 0;
+  let at2 = 0;
   for (let i = 0; i < count; i++) {
-    const eol = out.indexOf(10, at);
+    const eol = out.indexOf(10, at2);
     if (eol < 0) throw new GitError({ code: "failed", message: "git cat-file --batch: its output ended early" });
-    const header2 = out.subarray(at, eol).toString("utf8");
-    at = eol + 1;
+    const header2 = out.subarray(at2, eol).toString("utf8");
+    at2 = eol + 1;
     const m = / (blob|tree|commit|tag) (\d+)$/.exec(header2);
     if (!m) {
       reads.push({ kind: "missing" });
       continue;
     }
     const size = Number(m[2]);
-    const content = out.subarray(at, at + size);
-    at += size + 1;
+    const content = out.subarray(at2, at2 + size);
+    at2 += size + 1;
     if (m[1] !== type) reads.push({ kind: "missing" });
     else if (maxBytes !== void 0 && size > maxBytes) reads.push({ kind: "too-large", size });
     else reads.push({ kind: "found", content: Buffer.from(content) });
@@ -19545,10 +19545,10 @@ var init_objects = __esm({
 // ../git-source/src/server-tokens.ts
 function parseServerToken(entry) {
   const text3 = entry.trim();
-  const at = text3.indexOf("=");
-  if (at < 0) return 'is not <server>=<token> (https://ghes.example.com=<token>): it has no "="';
-  const serverText = text3.slice(0, at).trim();
-  const token = text3.slice(at + 1).trim();
+  const at2 = text3.indexOf("=");
+  if (at2 < 0) return 'is not <server>=<token> (https://ghes.example.com=<token>): it has no "="';
+  const serverText = text3.slice(0, at2).trim();
+  const token = text3.slice(at2 + 1).trim();
   if (serverText === "") return 'names no server before "=" (https://ghes.example.com=<token>)';
   const server2 = serverOrigin(serverText);
   if (typeof server2 !== "string" || server2.startsWith("!")) {
@@ -20243,7 +20243,7 @@ function objectStore(gitDir) {
       return { type, body };
     });
   };
-  const headOf = (at, depth = 0) => "loose" in at ? looseHead(at.loose) : packedHead(at.pack, at.offset, depth);
+  const headOf = (at2, depth = 0) => "loose" in at2 ? looseHead(at2.loose) : packedHead(at2.pack, at2.offset, depth);
   return {
     has: (oid) => locate2(oid) !== void 0,
     /**
@@ -20253,9 +20253,9 @@ function objectStore(gitDir) {
     peel(oid) {
       let current = oid;
       for (let depth = 0; depth <= MAX_CHAIN; depth++) {
-        const at = locate2(current);
-        if (!at) return depth === 0 ? void 0 : oid;
-        const head = headOf(at);
+        const at2 = locate2(current);
+        if (!at2) return depth === 0 ? void 0 : oid;
+        const head = headOf(at2);
         if (head.type !== "tag") return current;
         if (head.body === void 0) throw new Unsupported("deltified tag");
         const target = /^object ([0-9a-f]{40})\n/.exec(head.body)?.[1];
@@ -21128,9 +21128,9 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap32 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isMap33 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
-    var isScalar22 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR2;
+    var isScalar23 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR2;
     var isSeq21 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection4(node) {
       if (node && typeof node === "object")
@@ -21152,7 +21152,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    var hasAnchor = (node) => (isScalar22(node) || isCollection4(node)) && !!node.anchor;
+    var hasAnchor = (node) => (isScalar23(node) || isCollection4(node)) && !!node.anchor;
     exports.ALIAS = ALIAS;
     exports.DOC = DOC;
     exports.MAP = MAP;
@@ -21164,10 +21164,10 @@ var require_identity = __commonJS({
     exports.isAlias = isAlias2;
     exports.isCollection = isCollection4;
     exports.isDocument = isDocument;
-    exports.isMap = isMap32;
+    exports.isMap = isMap33;
     exports.isNode = isNode3;
     exports.isPair = isPair3;
-    exports.isScalar = isScalar22;
+    exports.isScalar = isScalar23;
     exports.isSeq = isSeq21;
   }
 });
@@ -21818,7 +21818,7 @@ var require_Scalar = __commonJS({
     var Node = require_Node();
     var toJS = require_toJS();
     var isScalarValue = (value2) => !value2 || typeof value2 !== "function" && typeof value2 !== "object";
-    var Scalar4 = class extends Node.NodeBase {
+    var Scalar5 = class extends Node.NodeBase {
       constructor(value2) {
         super(identity4.SCALAR);
         this.value = value2;
@@ -21830,12 +21830,12 @@ var require_Scalar = __commonJS({
         return String(this.value);
       }
     };
-    Scalar4.BLOCK_FOLDED = "BLOCK_FOLDED";
-    Scalar4.BLOCK_LITERAL = "BLOCK_LITERAL";
-    Scalar4.PLAIN = "PLAIN";
-    Scalar4.QUOTE_DOUBLE = "QUOTE_DOUBLE";
-    Scalar4.QUOTE_SINGLE = "QUOTE_SINGLE";
-    exports.Scalar = Scalar4;
+    Scalar5.BLOCK_FOLDED = "BLOCK_FOLDED";
+    Scalar5.BLOCK_LITERAL = "BLOCK_LITERAL";
+    Scalar5.PLAIN = "PLAIN";
+    Scalar5.QUOTE_DOUBLE = "QUOTE_DOUBLE";
+    Scalar5.QUOTE_SINGLE = "QUOTE_SINGLE";
+    exports.Scalar = Scalar5;
     exports.isScalarValue = isScalarValue;
   }
 });
@@ -21846,7 +21846,7 @@ var require_createNode = __commonJS({
     "use strict";
     var Alias = require_Alias();
     var identity4 = require_identity();
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
     function findTagObject(value2, tagName, tags) {
       if (tagName) {
@@ -21891,7 +21891,7 @@ var require_createNode = __commonJS({
           value2 = value2.toJSON();
         }
         if (!value2 || typeof value2 !== "object") {
-          const node2 = new Scalar4.Scalar(value2);
+          const node2 = new Scalar5.Scalar(value2);
           if (ref)
             ref.node = node2;
           return node2;
@@ -21902,7 +21902,7 @@ var require_createNode = __commonJS({
         onTagObj(tagObj);
         delete ctx.onTagObj;
       }
-      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value2, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value2, ctx) : new Scalar4.Scalar(value2);
+      const node = tagObj?.createNode ? tagObj.createNode(ctx.schema, value2, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value2, ctx) : new Scalar5.Scalar(value2);
       if (tagName)
         node.tag = tagName;
       else if (!tagObj.default)
@@ -22215,7 +22215,7 @@ ${indent}${text3.slice(fold + 1, end2)}`;
 var require_stringifyString = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
     var getFoldOptions = (ctx, isBlock) => ({
       indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
@@ -22358,7 +22358,7 @@ ${indent}`) + "'";
         return quotedString(value2, ctx);
       }
       const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value2) ? "  " : "");
-      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar4.Scalar.BLOCK_FOLDED ? false : type === Scalar4.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value2, lineWidth, indent.length);
+      const literal = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar5.Scalar.BLOCK_FOLDED ? false : type === Scalar5.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value2, lineWidth, indent.length);
       if (!value2)
         return literal ? "|\n" : ">\n";
       let chomp;
@@ -22413,7 +22413,7 @@ ${indent}`) + "'";
         const foldedValue = value2.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
         let literalFallback = false;
         const foldOptions = getFoldOptions(ctx, true);
-        if (blockQuote !== "folded" && type !== Scalar4.Scalar.BLOCK_FOLDED) {
+        if (blockQuote !== "folded" && type !== Scalar5.Scalar.BLOCK_FOLDED) {
           foldOptions.onOverflow = () => {
             literalFallback = true;
           };
@@ -22436,7 +22436,7 @@ ${indent}${start2}${value2}${end}`;
       if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value2)) {
         return implicitKey || inFlow || !value2.includes("\n") ? quotedString(value2, ctx) : blockString(item2, ctx, onComment, onChompKeep);
       }
-      if (!implicitKey && !inFlow && type !== Scalar4.Scalar.PLAIN && value2.includes("\n")) {
+      if (!implicitKey && !inFlow && type !== Scalar5.Scalar.PLAIN && value2.includes("\n")) {
         return blockString(item2, ctx, onComment, onChompKeep);
       }
       if (containsDocumentMarker(value2)) {
@@ -22461,20 +22461,20 @@ ${indent}`);
       const { implicitKey, inFlow } = ctx;
       const ss = typeof item2.value === "string" ? item2 : Object.assign({}, item2, { value: String(item2.value) });
       let { type } = item2;
-      if (type !== Scalar4.Scalar.QUOTE_DOUBLE) {
+      if (type !== Scalar5.Scalar.QUOTE_DOUBLE) {
         if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
-          type = Scalar4.Scalar.QUOTE_DOUBLE;
+          type = Scalar5.Scalar.QUOTE_DOUBLE;
       }
       const _stringify = (_type) => {
         switch (_type) {
-          case Scalar4.Scalar.BLOCK_FOLDED:
-          case Scalar4.Scalar.BLOCK_LITERAL:
+          case Scalar5.Scalar.BLOCK_FOLDED:
+          case Scalar5.Scalar.BLOCK_LITERAL:
             return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
-          case Scalar4.Scalar.QUOTE_DOUBLE:
+          case Scalar5.Scalar.QUOTE_DOUBLE:
             return doubleQuotedString(ss.value, ctx);
-          case Scalar4.Scalar.QUOTE_SINGLE:
+          case Scalar5.Scalar.QUOTE_SINGLE:
             return singleQuotedString(ss.value, ctx);
-          case Scalar4.Scalar.PLAIN:
+          case Scalar5.Scalar.PLAIN:
             return plainString(ss, ctx, onComment, onChompKeep);
           default:
             return null;
@@ -22623,7 +22623,7 @@ var require_stringifyPair = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value: value2 }, ctx, onComment, onChompKeep) {
@@ -22638,7 +22638,7 @@ var require_stringifyPair = __commonJS({
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value2 == null && !ctx.inFlow || identity4.isCollection(key) || (identity4.isScalar(key) ? key.type === Scalar4.Scalar.BLOCK_FOLDED || key.type === Scalar4.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key || keyComment && value2 == null && !ctx.inFlow || identity4.isCollection(key) || (identity4.isScalar(key) ? key.type === Scalar5.Scalar.BLOCK_FOLDED || key.type === Scalar5.Scalar.BLOCK_LITERAL : typeof key === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -22778,19 +22778,19 @@ var require_merge = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var MERGE_KEY = "<<";
     var merge2 = {
       identify: (value2) => value2 === MERGE_KEY || typeof value2 === "symbol" && value2.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
       test: /^<<$/,
-      resolve: () => Object.assign(new Scalar4.Scalar(Symbol(MERGE_KEY)), {
+      resolve: () => Object.assign(new Scalar5.Scalar(Symbol(MERGE_KEY)), {
         addToJSMap: addMergeToJSMap
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity4.isScalar(key) && (!key.type || key.type === Scalar4.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag2) => tag2.tag === merge2.tag && tag2.default);
+    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity4.isScalar(key) && (!key.type || key.type === Scalar5.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag2) => tag2.tag === merge2.tag && tag2.default);
     function addMergeToJSMap(ctx, map, value2) {
       const source = resolveAliasValue(ctx, value2);
       if (identity4.isSeq(source))
@@ -22908,9 +22908,9 @@ var require_Pair = __commonJS({
     function createPair(key, value2, ctx) {
       const k = createNode.createNode(key, void 0, ctx);
       const v = createNode.createNode(value2, void 0, ctx);
-      return new Pair3(k, v);
+      return new Pair4(k, v);
     }
-    var Pair3 = class _Pair {
+    var Pair4 = class _Pair {
       constructor(key, value2 = null) {
         Object.defineProperty(this, identity4.NODE_TYPE, { value: identity4.PAIR });
         this.key = key;
@@ -22932,7 +22932,7 @@ var require_Pair = __commonJS({
         return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
       }
     };
-    exports.Pair = Pair3;
+    exports.Pair = Pair4;
     exports.createPair = createPair;
   }
 });
@@ -23096,8 +23096,8 @@ var require_YAMLMap = __commonJS({
     var addPairToJSMap = require_addPairToJSMap();
     var Collection2 = require_Collection();
     var identity4 = require_identity();
-    var Pair3 = require_Pair();
-    var Scalar4 = require_Scalar();
+    var Pair4 = require_Pair();
+    var Scalar5 = require_Scalar();
     function findPair2(items, key) {
       const k = identity4.isScalar(key) ? key.value : key;
       for (const it of items) {
@@ -23131,7 +23131,7 @@ var require_YAMLMap = __commonJS({
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
           if (value2 !== void 0 || keepUndefined)
-            map.items.push(Pair3.createPair(key, value2, ctx));
+            map.items.push(Pair4.createPair(key, value2, ctx));
         };
         if (obj2 instanceof Map) {
           for (const [key, value2] of obj2)
@@ -23156,15 +23156,15 @@ var require_YAMLMap = __commonJS({
         if (identity4.isPair(pair))
           _pair = pair;
         else if (!pair || typeof pair !== "object" || !("key" in pair)) {
-          _pair = new Pair3.Pair(pair, pair?.value);
+          _pair = new Pair4.Pair(pair, pair?.value);
         } else
-          _pair = new Pair3.Pair(pair.key, pair.value);
+          _pair = new Pair4.Pair(pair.key, pair.value);
         const prev = findPair2(this.items, _pair.key);
         const sortEntries = this.schema?.sortMapEntries;
         if (prev) {
           if (!overwrite)
             throw new Error(`Key ${_pair.key} already set`);
-          if (identity4.isScalar(prev.value) && Scalar4.isScalarValue(_pair.value))
+          if (identity4.isScalar(prev.value) && Scalar5.isScalarValue(_pair.value))
             prev.value.value = _pair.value;
           else
             prev.value = _pair.value;
@@ -23194,7 +23194,7 @@ var require_YAMLMap = __commonJS({
         return !!findPair2(this.items, key);
       }
       set(key, value2) {
-        this.add(new Pair3.Pair(key, value2), true);
+        this.add(new Pair4.Pair(key, value2), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -23262,7 +23262,7 @@ var require_YAMLSeq = __commonJS({
     var stringifyCollection = require_stringifyCollection();
     var Collection2 = require_Collection();
     var identity4 = require_identity();
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var toJS = require_toJS();
     var YAMLSeq6 = class extends Collection2.Collection {
       static get tagName() {
@@ -23319,7 +23319,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           throw new Error(`Expected a valid index, not ${key}.`);
         const prev = this.items[idx];
-        if (identity4.isScalar(prev) && Scalar4.isScalarValue(value2))
+        if (identity4.isScalar(prev) && Scalar5.isScalarValue(value2))
           prev.value = value2;
         else
           this.items[idx] = value2;
@@ -23415,14 +23415,14 @@ var require_string = __commonJS({
 var require_null = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/common/null.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var nullTag = {
       identify: (value2) => value2 == null,
-      createNode: () => new Scalar4.Scalar(null),
+      createNode: () => new Scalar5.Scalar(null),
       default: true,
       tag: "tag:yaml.org,2002:null",
       test: /^(?:~|[Nn]ull|NULL)?$/,
-      resolve: () => new Scalar4.Scalar(null),
+      resolve: () => new Scalar5.Scalar(null),
       stringify: ({ source }, ctx) => typeof source === "string" && nullTag.test.test(source) ? source : ctx.options.nullStr
     };
     exports.nullTag = nullTag;
@@ -23433,13 +23433,13 @@ var require_null = __commonJS({
 var require_bool = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/core/bool.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var boolTag = {
       identify: (value2) => typeof value2 === "boolean",
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str4) => new Scalar4.Scalar(str4[0] === "t" || str4[0] === "T"),
+      resolve: (str4) => new Scalar5.Scalar(str4[0] === "t" || str4[0] === "T"),
       stringify({ source, value: value2 }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -23484,7 +23484,7 @@ var require_stringifyNumber = __commonJS({
 var require_float = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/core/float.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
     var floatNaN = {
       identify: (value2) => typeof value2 === "number",
@@ -23512,7 +23512,7 @@ var require_float = __commonJS({
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
       resolve(str4) {
-        const node = new Scalar4.Scalar(parseFloat(str4));
+        const node = new Scalar5.Scalar(parseFloat(str4));
         const dot = str4.indexOf(".");
         if (dot !== -1 && str4[str4.length - 1] === "0")
           node.minFractionDigits = str4.length - dot - 1;
@@ -23603,7 +23603,7 @@ var require_schema = __commonJS({
 var require_schema2 = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/json/schema.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var map = require_map();
     var seq = require_seq();
     function intIdentify(value2) {
@@ -23620,7 +23620,7 @@ var require_schema2 = __commonJS({
       },
       {
         identify: (value2) => value2 == null,
-        createNode: () => new Scalar4.Scalar(null),
+        createNode: () => new Scalar5.Scalar(null),
         default: true,
         tag: "tag:yaml.org,2002:null",
         test: /^null$/,
@@ -23671,7 +23671,7 @@ var require_binary = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
     "use strict";
     var node_buffer = __require("buffer");
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var stringifyString = require_stringifyString();
     var binary = {
       identify: (value2) => value2 instanceof Uint8Array,
@@ -23715,15 +23715,15 @@ var require_binary = __commonJS({
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
-        type ?? (type = Scalar4.Scalar.BLOCK_LITERAL);
-        if (type !== Scalar4.Scalar.QUOTE_DOUBLE) {
+        type ?? (type = Scalar5.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar5.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
           const n = Math.ceil(str4.length / lineWidth);
           const lines = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
             lines[i] = str4.substr(o, lineWidth);
           }
-          str4 = lines.join(type === Scalar4.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str4 = lines.join(type === Scalar5.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
         return stringifyString.stringifyString({ comment, type, value: str4 }, ctx, onComment, onChompKeep);
       }
@@ -23737,8 +23737,8 @@ var require_pairs = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var Pair3 = require_Pair();
-    var Scalar4 = require_Scalar();
+    var Pair4 = require_Pair();
+    var Scalar5 = require_Scalar();
     var YAMLSeq6 = require_YAMLSeq();
     function resolvePairs(seq, onError) {
       if (identity4.isSeq(seq)) {
@@ -23749,7 +23749,7 @@ var require_pairs = __commonJS({
           else if (identity4.isMap(item2)) {
             if (item2.items.length > 1)
               onError("Each pair must have its own sequence indicator");
-            const pair = item2.items[0] || new Pair3.Pair(new Scalar4.Scalar(null));
+            const pair = item2.items[0] || new Pair4.Pair(new Scalar5.Scalar(null));
             if (item2.commentBefore)
               pair.key.commentBefore = pair.key.commentBefore ? `${item2.commentBefore}
 ${pair.key.commentBefore}` : item2.commentBefore;
@@ -23760,7 +23760,7 @@ ${cn.comment}` : item2.comment;
             }
             item2 = pair;
           }
-          seq.items[i] = identity4.isPair(item2) ? item2 : new Pair3.Pair(item2);
+          seq.items[i] = identity4.isPair(item2) ? item2 : new Pair4.Pair(item2);
         }
       } else
         onError("Expected a sequence for this tag");
@@ -23793,7 +23793,7 @@ ${cn.comment}` : item2.comment;
           } else {
             key = it;
           }
-          pairs2.items.push(Pair3.createPair(key, value2, ctx));
+          pairs2.items.push(Pair4.createPair(key, value2, ctx));
         }
       return pairs2;
     }
@@ -23892,7 +23892,7 @@ var require_omap = __commonJS({
 var require_bool2 = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     function boolStringify({ value: value2, source }, ctx) {
       const boolObj = value2 ? trueTag : falseTag;
       if (source && boolObj.test.test(source))
@@ -23904,7 +23904,7 @@ var require_bool2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
-      resolve: () => new Scalar4.Scalar(true),
+      resolve: () => new Scalar5.Scalar(true),
       stringify: boolStringify
     };
     var falseTag = {
@@ -23912,7 +23912,7 @@ var require_bool2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
-      resolve: () => new Scalar4.Scalar(false),
+      resolve: () => new Scalar5.Scalar(false),
       stringify: boolStringify
     };
     exports.falseTag = falseTag;
@@ -23924,7 +23924,7 @@ var require_bool2 = __commonJS({
 var require_float2 = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
     var floatNaN = {
       identify: (value2) => typeof value2 === "number",
@@ -23952,7 +23952,7 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
       resolve(str4) {
-        const node = new Scalar4.Scalar(parseFloat(str4.replace(/_/g, "")));
+        const node = new Scalar5.Scalar(parseFloat(str4.replace(/_/g, "")));
         const dot = str4.indexOf(".");
         if (dot !== -1) {
           const f = str4.substring(dot + 1).replace(/_/g, "");
@@ -24053,7 +24053,7 @@ var require_set = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var Pair3 = require_Pair();
+    var Pair4 = require_Pair();
     var YAMLMap9 = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap9.YAMLMap {
       constructor(schema) {
@@ -24065,9 +24065,9 @@ var require_set = __commonJS({
         if (identity4.isPair(key))
           pair = key;
         else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair3.Pair(key.key, null);
+          pair = new Pair4.Pair(key.key, null);
         else
-          pair = new Pair3.Pair(key, null);
+          pair = new Pair4.Pair(key, null);
         const prev = YAMLMap9.findPair(this.items, pair.key);
         if (!prev)
           this.items.push(pair);
@@ -24087,7 +24087,7 @@ var require_set = __commonJS({
         if (prev && !value2) {
           this.items.splice(this.items.indexOf(prev), 1);
         } else if (!prev && value2) {
-          this.items.push(new Pair3.Pair(key));
+          this.items.push(new Pair4.Pair(key));
         }
       }
       toJSON(_, ctx) {
@@ -24108,7 +24108,7 @@ var require_set = __commonJS({
           for (let value2 of iterable) {
             if (typeof replacer === "function")
               value2 = replacer.call(iterable, value2, value2);
-            set3.items.push(Pair3.createPair(value2, null, ctx));
+            set3.items.push(Pair4.createPair(value2, null, ctx));
           }
         return set3;
       }
@@ -24482,7 +24482,7 @@ var require_Document = __commonJS({
     var Alias = require_Alias();
     var Collection2 = require_Collection();
     var identity4 = require_identity();
-    var Pair3 = require_Pair();
+    var Pair4 = require_Pair();
     var toJS = require_toJS();
     var Schema = require_Schema();
     var stringifyDocument = require_stringifyDocument();
@@ -24490,7 +24490,7 @@ var require_Document = __commonJS({
     var applyReviver = require_applyReviver();
     var createNode = require_createNode();
     var directives = require_directives();
-    var Document5 = class _Document {
+    var Document6 = class _Document {
       constructor(value2, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
@@ -24617,7 +24617,7 @@ var require_Document = __commonJS({
       createPair(key, value2, options = {}) {
         const k = this.createNode(key, null, options);
         const v = this.createNode(value2, null, options);
-        return new Pair3.Pair(k, v);
+        return new Pair4.Pair(k, v);
       }
       /**
        * Removes a value from the document.
@@ -24780,7 +24780,7 @@ var require_Document = __commonJS({
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
-    exports.Document = Document5;
+    exports.Document = Document6;
   }
 });
 
@@ -25063,7 +25063,7 @@ var require_util_map_includes = __commonJS({
 var require_resolve_block_map = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
     "use strict";
-    var Pair3 = require_Pair();
+    var Pair4 = require_Pair();
     var YAMLMap9 = require_YAMLMap();
     var resolveProps = require_resolve_props();
     var utilContainsNewline = require_util_contains_newline();
@@ -25139,7 +25139,7 @@ var require_resolve_block_map = __commonJS({
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
           offset = valueNode.range[2];
-          const pair = new Pair3.Pair(keyNode, valueNode);
+          const pair = new Pair4.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
           map.items.push(pair);
@@ -25152,7 +25152,7 @@ var require_resolve_block_map = __commonJS({
             else
               keyNode.comment = valueProps.comment;
           }
-          const pair = new Pair3.Pair(keyNode);
+          const pair = new Pair4.Pair(keyNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
           map.items.push(pair);
@@ -25266,7 +25266,7 @@ var require_resolve_flow_collection = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var Pair3 = require_Pair();
+    var Pair4 = require_Pair();
     var YAMLMap9 = require_YAMLMap();
     var YAMLSeq6 = require_YAMLSeq();
     var resolveEnd = require_resolve_end();
@@ -25276,9 +25276,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag2) {
-      const isMap32 = fc.start.source === "{";
-      const fcName = isMap32 ? "flow map" : "flow sequence";
-      const NodeClass = tag2?.nodeClass ?? (isMap32 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
+      const isMap33 = fc.start.source === "{";
+      const fcName = isMap33 ? "flow map" : "flow sequence";
+      const NodeClass = tag2?.nodeClass ?? (isMap33 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -25314,7 +25314,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap32 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap33 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -25354,7 +25354,7 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap32 && !sep5 && !props.found) {
+        if (!isMap33 && !sep5 && !props.found) {
           const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
@@ -25377,7 +25377,7 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap32 && !props.found && ctx.options.strict) {
+            if (!isMap33 && !props.found && ctx.options.strict) {
               if (sep5)
                 for (const st of sep5) {
                   if (st === valueProps.found)
@@ -25406,10 +25406,10 @@ var require_resolve_flow_collection = __commonJS({
             else
               keyNode.comment = valueProps.comment;
           }
-          const pair = new Pair3.Pair(keyNode, valueNode);
+          const pair = new Pair4.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap32) {
+          if (isMap33) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -25425,7 +25425,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap32 ? "}" : "]";
+      const expectedEnd = isMap33 ? "}" : "]";
       const [ce, ...ee] = fc.end;
       let cePos = offset;
       if (ce?.source === expectedEnd)
@@ -25460,7 +25460,7 @@ var require_compose_collection = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var YAMLMap9 = require_YAMLMap();
     var YAMLSeq6 = require_YAMLSeq();
     var resolveBlockMap = require_resolve_block_map();
@@ -25509,7 +25509,7 @@ var require_compose_collection = __commonJS({
       }
       const coll = resolveCollection(CN, ctx, token, onError, tagName, tag2);
       const res = tag2.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
-      const node = identity4.isNode(res) ? res : new Scalar4.Scalar(res);
+      const node = identity4.isNode(res) ? res : new Scalar5.Scalar(res);
       node.range = coll.range;
       node.tag = tagName;
       if (tag2?.format)
@@ -25524,13 +25524,13 @@ var require_compose_collection = __commonJS({
 var require_resolve_block_scalar = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
       const start2 = scalar.offset;
       const header2 = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
       if (!header2)
         return { value: "", type: null, comment: "", range: [start2, start2, start2] };
-      const type = header2.mode === ">" ? Scalar4.Scalar.BLOCK_FOLDED : Scalar4.Scalar.BLOCK_LITERAL;
+      const type = header2.mode === ">" ? Scalar5.Scalar.BLOCK_FOLDED : Scalar5.Scalar.BLOCK_LITERAL;
       const lines = scalar.source ? splitLines2(scalar.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
@@ -25592,7 +25592,7 @@ var require_resolve_block_scalar = __commonJS({
           onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message2);
           indent = "";
         }
-        if (type === Scalar4.Scalar.BLOCK_LITERAL) {
+        if (type === Scalar5.Scalar.BLOCK_LITERAL) {
           value2 += sep5 + indent.slice(trimIndent) + content;
           sep5 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
@@ -25707,7 +25707,7 @@ var require_resolve_block_scalar = __commonJS({
 var require_resolve_flow_scalar = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
     "use strict";
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var resolveEnd = require_resolve_end();
     function resolveFlowScalar(scalar, strict, onError) {
       const { offset, type, source, end } = scalar;
@@ -25716,15 +25716,15 @@ var require_resolve_flow_scalar = __commonJS({
       const _onError = (rel, code7, msg) => onError(offset + rel, code7, msg);
       switch (type) {
         case "scalar":
-          _type = Scalar4.Scalar.PLAIN;
+          _type = Scalar5.Scalar.PLAIN;
           value2 = plainValue(source, _onError);
           break;
         case "single-quoted-scalar":
-          _type = Scalar4.Scalar.QUOTE_SINGLE;
+          _type = Scalar5.Scalar.QUOTE_SINGLE;
           value2 = singleQuotedValue(source, _onError);
           break;
         case "double-quoted-scalar":
-          _type = Scalar4.Scalar.QUOTE_DOUBLE;
+          _type = Scalar5.Scalar.QUOTE_DOUBLE;
           value2 = doubleQuotedValue(source, _onError);
           break;
         /* istanbul ignore next should not happen */
@@ -25929,7 +25929,7 @@ var require_compose_scalar = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var Scalar4 = require_Scalar();
+    var Scalar5 = require_Scalar();
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
     function composeScalar(ctx, token, tagToken, onError) {
@@ -25947,11 +25947,11 @@ var require_compose_scalar = __commonJS({
       let scalar;
       try {
         const res = tag2.resolve(value2, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar = identity4.isScalar(res) ? res : new Scalar4.Scalar(res);
+        scalar = identity4.isScalar(res) ? res : new Scalar5.Scalar(res);
       } catch (error2) {
         const msg = error2 instanceof Error ? error2.message : String(error2);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar = new Scalar4.Scalar(value2);
+        scalar = new Scalar5.Scalar(value2);
       }
       scalar.range = range;
       scalar.source = value2;
@@ -26145,13 +26145,13 @@ var require_compose_node = __commonJS({
 var require_compose_doc = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
-    var Document5 = require_Document();
+    var Document6 = require_Document();
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
     function composeDoc(options, directives, { offset, start: start2, value: value2, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document5.Document(void 0, opts);
+      const doc = new Document6.Document(void 0, opts);
       const ctx = {
         atKey: false,
         atRoot: true,
@@ -26190,7 +26190,7 @@ var require_composer = __commonJS({
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
-    var Document5 = require_Document();
+    var Document6 = require_Document();
     var errors = require_errors2();
     var identity4 = require_identity();
     var composeDoc = require_compose_doc();
@@ -26379,7 +26379,7 @@ ${end.comment}` : end.comment;
           this.doc = null;
         } else if (forceDoc) {
           const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document5.Document(void 0, opts);
+          const doc = new Document6.Document(void 0, opts);
           if (this.atDirectives)
             this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
           doc.range = [0, endOffset, endOffset];
@@ -26712,7 +26712,7 @@ var require_cst = __commonJS({
     var FLOW_END = "";
     var SCALAR2 = "";
     var isCollection4 = (token) => !!token && "items" in token;
-    var isScalar22 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    var isScalar23 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
         case BOM:
@@ -26796,7 +26796,7 @@ var require_cst = __commonJS({
     exports.FLOW_END = FLOW_END;
     exports.SCALAR = SCALAR2;
     exports.isCollection = isCollection4;
-    exports.isScalar = isScalar22;
+    exports.isScalar = isScalar23;
     exports.prettyToken = prettyToken;
     exports.tokenType = tokenType;
   }
@@ -28301,7 +28301,7 @@ var require_public_api = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document5 = require_Document();
+    var Document6 = require_Document();
     var errors = require_errors2();
     var log = require_log();
     var identity4 = require_identity();
@@ -28384,7 +28384,7 @@ var require_public_api = __commonJS({
       }
       if (identity4.isDocument(value2) && !_replacer)
         return value2.toString(options);
-      return new Document5.Document(value2, _replacer, options).toString(options);
+      return new Document6.Document(value2, _replacer, options).toString(options);
     }
     exports.parse = parse4;
     exports.parseAllDocuments = parseAllDocuments2;
@@ -28398,13 +28398,13 @@ var require_dist = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document5 = require_Document();
+    var Document6 = require_Document();
     var Schema = require_Schema();
     var errors = require_errors2();
     var Alias = require_Alias();
     var identity4 = require_identity();
-    var Pair3 = require_Pair();
-    var Scalar4 = require_Scalar();
+    var Pair4 = require_Pair();
+    var Scalar5 = require_Scalar();
     var YAMLMap9 = require_YAMLMap();
     var YAMLSeq6 = require_YAMLSeq();
     var cst = require_cst();
@@ -28414,7 +28414,7 @@ var require_dist = __commonJS({
     var publicApi = require_public_api();
     var visit3 = require_visit();
     exports.Composer = composer.Composer;
-    exports.Document = Document5.Document;
+    exports.Document = Document6.Document;
     exports.Schema = Schema.Schema;
     exports.YAMLError = errors.YAMLError;
     exports.YAMLParseError = errors.YAMLParseError;
@@ -28428,8 +28428,8 @@ var require_dist = __commonJS({
     exports.isPair = identity4.isPair;
     exports.isScalar = identity4.isScalar;
     exports.isSeq = identity4.isSeq;
-    exports.Pair = Pair3.Pair;
-    exports.Scalar = Scalar4.Scalar;
+    exports.Pair = Pair4.Pair;
+    exports.Scalar = Scalar5.Scalar;
     exports.YAMLMap = YAMLMap9.YAMLMap;
     exports.YAMLSeq = YAMLSeq6.YAMLSeq;
     exports.CST = cst;
@@ -28453,8 +28453,8 @@ var init_errors2 = __esm({
     init_src();
     ForgeError = class extends KdeltaError {
       name = "ForgeError";
-      constructor(code7, message2, at = {}) {
-        super({ code: code7, message: message2, ...at });
+      constructor(code7, message2, at2 = {}) {
+        super({ code: code7, message: message2, ...at2 });
       }
     };
   }
@@ -31043,12 +31043,12 @@ var require_light = __commonJS({
           stop(options = {}) {
             var done, waitForExecuting;
             options = parser$5.load(options, this.stopDefaults);
-            waitForExecuting = (at) => {
+            waitForExecuting = (at2) => {
               var finished;
               finished = () => {
                 var counts;
                 counts = this._states.counts;
-                return counts[0] + counts[1] + counts[2] + counts[3] === at;
+                return counts[0] + counts[1] + counts[2] + counts[3] === at2;
               };
               return new this.Promise((resolve13, reject) => {
                 if (finished()) {
@@ -34433,8 +34433,8 @@ function markClosed(body, state) {
   const meta = parseMetadataBlock(body);
   const m = METADATA.exec(body);
   if (!meta || !m) return body;
-  const at = m.index + m[0].indexOf(m[1]);
-  return `${body.slice(0, at)}${renderMetadataBlock({ ...meta, closedBy: state })}${body.slice(at + m[1].length)}`;
+  const at2 = m.index + m[0].indexOf(m[1]);
+  return `${body.slice(0, at2)}${renderMetadataBlock({ ...meta, closedBy: state })}${body.slice(at2 + m[1].length)}`;
 }
 function closedByOf(body) {
   const meta = parseMetadataBlock(body);
@@ -35101,7 +35101,7 @@ import { readFile as readFile4 } from "node:fs/promises";
 import { join as join11 } from "node:path";
 
 // ../merge-core/src/resource/merge-files.ts
-var import_yaml9 = __toESM(require_dist(), 1);
+var import_yaml10 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/errors.ts
 init_src();
@@ -35321,7 +35321,7 @@ function mayHoldPin(text3) {
 }
 
 // ../merge-core/src/emit/print.ts
-var import_yaml4 = __toESM(require_dist(), 1);
+var import_yaml5 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/yaml/parse.ts
 var import_yaml3 = __toESM(require_dist(), 1);
@@ -35360,12 +35360,28 @@ function kubernetesTags(tags) {
   );
   return kubernetesSchema;
 }
+var STRING_TAG = "tag:yaml.org,2002:str";
+function flat(value2) {
+  value2.charCodeAt(0);
+  return value2;
+}
+function flatStringSchema() {
+  const schema = new import_yaml3.Document(null, { version: "1.1", customTags: kubernetesTags }).schema;
+  const descriptors = Object.getOwnPropertyDescriptors(schema);
+  const slot = Object.getOwnPropertySymbols(schema).find(
+    (s) => descriptors[s]?.value?.tag === STRING_TAG
+  );
+  if (slot === void 0) return schema;
+  descriptors[slot] = { value: { ...descriptors[slot].value, resolve: flat } };
+  return Object.create(Object.getPrototypeOf(schema), descriptors);
+}
 var yamlParseOptions = {
   version: "1.1",
   keepSourceTokens: false,
   prettyErrors: false,
   uniqueKeys: false,
-  customTags: kubernetesTags
+  customTags: kubernetesTags,
+  schema: flatStringSchema()
 };
 var yamlDocumentOptions = { version: yamlParseOptions.version, customTags: yamlParseOptions.customTags };
 function stringifyYaml(value2, options) {
@@ -35427,10 +35443,23 @@ function parseStream(text3, file, side) {
       index: i,
       doc,
       text: text3.slice(start2, end),
+      start: start2,
       empty: contents === null || !(0, import_yaml3.isCollection)(contents) && contents.value == null
     });
   }
   return { file, text: text3, documents };
+}
+function createParsedTexts() {
+  const byText = /* @__PURE__ */ new Map();
+  return {
+    stream(text3, file, side) {
+      const hit = byText.get(text3);
+      if (hit) return hit.file === file ? hit : { ...hit, file, documents: hit.documents.map((d) => ({ ...d, file })) };
+      const parsed = parseStream(text3, file, side);
+      byText.set(text3, parsed);
+      return parsed;
+    }
+  };
 }
 function blockScalarAtEnd(doc, text3) {
   if (text3.endsWith("\n") || text3.endsWith("\r")) return void 0;
@@ -35672,6 +35701,83 @@ function splitLines(text3) {
   return text3.split("\n");
 }
 
+// ../merge-core/src/emit/splice.ts
+var import_yaml4 = __toESM(require_dist(), 1);
+function spliceChangedScalars(source, merged2, options) {
+  const local = source.doc.contents;
+  if (source.start === void 0 || merged2 === void 0 || local === null || !(0, import_yaml4.isMap)(local) || !(0, import_yaml4.isMap)(merged2)) return void 0;
+  if (isBlockScalar(lastValueOf(local)) || isBlockScalar(lastValueOf(merged2))) return void 0;
+  const edits = [];
+  if (!changedScalars(local, merged2, edits)) return void 0;
+  const printer = new ScalarPrinter(options);
+  const parts = [];
+  let at2 = 0;
+  for (const e of edits) {
+    const from = e.from - source.start;
+    const to = e.to - source.start;
+    const text3 = printer.print(e.node);
+    if (text3 === void 0 || from < at2 || to > source.text.length) return void 0;
+    parts.push(source.text.slice(at2, from), text3);
+    at2 = to;
+  }
+  parts.push(source.text.slice(at2));
+  return parts.join("");
+}
+var ONE_LINE_TYPES = /* @__PURE__ */ new Set(["PLAIN", "QUOTE_DOUBLE", "QUOTE_SINGLE"]);
+function changedScalars(local, merged2, edits) {
+  if (local === merged2) return true;
+  if (local.flow || merged2.flow || local.items.length !== merged2.items.length) return false;
+  if (commentsOf(local) !== commentsOf(merged2) || local.tag !== merged2.tag) return false;
+  for (let i = 0; i < local.items.length; i++) {
+    const l = local.items[i];
+    const m = merged2.items[i];
+    if (l === m) continue;
+    if (l.key !== m.key) return false;
+    const lv = l.value;
+    const mv = m.value;
+    if (lv === mv) continue;
+    if ((0, import_yaml4.isMap)(lv) && (0, import_yaml4.isMap)(mv)) {
+      if (!changedScalars(lv, mv, edits)) return false;
+      continue;
+    }
+    if (!(0, import_yaml4.isScalar)(lv) || !(0, import_yaml4.isScalar)(mv) || !replaceable(lv, mv)) return false;
+    edits.push({ from: lv.range[0], to: lv.range[1], node: mv });
+  }
+  return true;
+}
+function replaceable(local, merged2) {
+  const plain3 = (v) => v === null || ["string", "number", "boolean"].includes(typeof v);
+  return local.range !== void 0 && local.range !== null && // an empty value (`key:`) has no text to replace: a value written there needs its space
+  local.range[1] > local.range[0] && ONE_LINE_TYPES.has(local.type ?? "") && ONE_LINE_TYPES.has(merged2.type ?? local.type ?? "") && // a tag or an anchor is written before the value's text: the printer decides where
+  !local.anchor && !merged2.anchor && !local.tag && !merged2.tag && Boolean(local.spaceBefore) === Boolean(merged2.spaceBefore) && commentsOf(local) === commentsOf(merged2) && plain3(local.value) && plain3(merged2.value);
+}
+var PRINTABLE_AS_IS = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+var ScalarPrinter = class {
+  constructor(options) {
+    this.options = options;
+    this.doc.contents = this.doc.createNode({});
+    this.doc.contents.items = [this.pair];
+  }
+  options;
+  doc = new import_yaml4.Document(null, yamlDocumentOptions);
+  pair = new import_yaml4.Pair(new import_yaml4.Scalar("k"), null);
+  print(value2) {
+    if (value2.type === "QUOTE_DOUBLE" && typeof value2.value === "string" && PRINTABLE_AS_IS.test(value2.value)) return `"${value2.value}"`;
+    return this.printed(value2);
+  }
+  /** What the printer writes. */
+  printed(value2) {
+    const bare = value2.clone();
+    bare.comment = null;
+    bare.commentBefore = null;
+    bare.spaceBefore = false;
+    this.pair.value = bare;
+    const text3 = this.doc.toString(this.options);
+    if (!text3.startsWith("k: ") || !text3.endsWith("\n") || text3.indexOf("\n") !== text3.length - 1) return void 0;
+    return text3.slice(3, -1);
+  }
+};
+
 // ../merge-core/src/emit/print.ts
 function openingKey(line) {
   const code7 = line.replace(/\s+#.*$/, "").trimEnd();
@@ -35709,6 +35815,8 @@ function printOptions(layout2) {
   };
 }
 function printMergedDocument(source, contents) {
+  const spliced = spliceChangedScalars(source, contents, printOptions({ indent: 2, indentSeq: false }));
+  if (spliced !== void 0) return spliced;
   const layout2 = detectLayout(source.text);
   const options = printOptions(layout2);
   const doc = source.doc;
@@ -35732,7 +35840,7 @@ function keepingLines(text3, before, after) {
   return patchLines(splitLines(text3), splitLines(before), splitLines(after)).join("\n");
 }
 function printNewDocument(contents, layout2, template3) {
-  const doc = new import_yaml4.Document(null, yamlDocumentOptions);
+  const doc = new import_yaml5.Document(null, yamlDocumentOptions);
   if (template3) doc.commentBefore = template3.commentBefore;
   doc.contents = contents;
   return doc.toString(printOptions(layout2));
@@ -35740,9 +35848,9 @@ function printNewDocument(contents, layout2, template3) {
 function withFinalLineBreak(text3) {
   if (text3 === "" || text3.endsWith("\n")) return text3;
   let from = 0;
-  for (let at2 = text3.lastIndexOf("\n---"); at2 !== -1; at2 = at2 === 0 ? -1 : text3.lastIndexOf("\n---", at2 - 1)) {
-    if (/^[ \t\r\n]?$/.test(text3.charAt(at2 + 4))) {
-      from = at2 + 1;
+  for (let at3 = text3.lastIndexOf("\n---"); at3 !== -1; at3 = at3 === 0 ? -1 : text3.lastIndexOf("\n---", at3 - 1)) {
+    if (/^[ \t\r\n]?$/.test(text3.charAt(at3 + 4))) {
+      from = at3 + 1;
       break;
     }
   }
@@ -35751,13 +35859,13 @@ function withFinalLineBreak(text3) {
   const header2 = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
   if (!scalar?.range || !header2) return `${text3}
 `;
-  const at = from + scalar.range[0];
-  return `${text3.slice(0, at)}${header2[1]}${header2[2] || header2[3]}-${text3.slice(at + header2[0].length)}
+  const at2 = from + scalar.range[0];
+  return `${text3.slice(0, at2)}${header2[1]}${header2[2] || header2[3]}-${text3.slice(at2 + header2[0].length)}
 `;
 }
 
 // ../merge-core/src/collate/collate.ts
-var import_yaml5 = __toESM(require_dist(), 1);
+var import_yaml6 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/collate/element.ts
 var sides = ["local", "origin", "upstream"];
@@ -35766,17 +35874,17 @@ var sides = ["local", "origin", "upstream"];
 function collate(sources, path, schema, options) {
   const first = sides.map((s) => sources[s]).find((n) => !isMissingOrNull(n));
   if (first === void 0) return { kind: "leaf", reason: "scalar", path, sources };
-  if ((0, import_yaml5.isMap)(first)) {
-    if (!allAre(sources, import_yaml5.isMap)) return leaf("mixed-kinds", path, sources);
+  if ((0, import_yaml6.isMap)(first)) {
+    if (!allAre(sources, import_yaml6.isMap)) return leaf("mixed-kinds", path, sources);
     const objectSchema = schema?.kind === "object" ? schema : lookupKind(sources, options.registry);
     if (objectSchema?.mapType === "atomic") return leaf("atomic-map", path, sources);
     return collateMap(sources, path, objectSchema, options);
   }
-  if ((0, import_yaml5.isSeq)(first)) {
-    if (!allAre(sources, import_yaml5.isSeq)) return leaf("mixed-kinds", path, sources);
+  if ((0, import_yaml6.isSeq)(first)) {
+    if (!allAre(sources, import_yaml6.isSeq)) return leaf("mixed-kinds", path, sources);
     return collateList(sources, path, schema?.kind === "list" ? schema : void 0, schema !== void 0, options);
   }
-  if (!allAre(sources, import_yaml5.isScalar)) return leaf("mixed-kinds", path, sources);
+  if (!allAre(sources, import_yaml6.isScalar)) return leaf("mixed-kinds", path, sources);
   return leaf("scalar", path, sources);
 }
 function leaf(reason, path, sources) {
@@ -35790,7 +35898,7 @@ function lookupKind(sources, registry) {
   if (!registry) return void 0;
   for (const side of sides) {
     const map = sources[side];
-    if (!(0, import_yaml5.isMap)(map)) continue;
+    if (!(0, import_yaml6.isMap)(map)) continue;
     const apiVersion = stringField(map, "apiVersion");
     const kind = stringField(map, "kind");
     if (!apiVersion || !kind) continue;
@@ -35810,7 +35918,7 @@ function collateMap(sources, path, schema, options) {
   const seen = /* @__PURE__ */ new Set();
   for (const side of ["local", "upstream", "origin"]) {
     const map = sources[side];
-    if (!(0, import_yaml5.isMap)(map)) continue;
+    if (!(0, import_yaml6.isMap)(map)) continue;
     for (const pair of pairsOf(map)) {
       const name2 = keyName(pair.key);
       if (!pairIndex2[side].has(name2)) pairIndex2[side].set(name2, pair);
@@ -35830,7 +35938,7 @@ function collateMap(sources, path, schema, options) {
       const pair = pairIndex2[side].get(name2);
       if (!pair) continue;
       pairs[side] = pair;
-      if ((0, import_yaml5.isScalar)(pair.key)) keys[side] = pair.key;
+      if ((0, import_yaml6.isScalar)(pair.key)) keys[side] = pair.key;
       values[side] = pair.value ?? nullScalar(pair);
       if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side], options.commentSchema);
     }
@@ -35846,7 +35954,7 @@ var nullScalars = /* @__PURE__ */ new WeakMap();
 function nullScalar(pair) {
   let node = nullScalars.get(pair);
   if (!node) {
-    node = new import_yaml5.Scalar(null);
+    node = new import_yaml6.Scalar(null);
     nullScalars.set(pair, node);
   }
   return node;
@@ -35878,7 +35986,7 @@ function collateList(sources, path, schema, schemaSpoke, options) {
   }
   if (listType2 === "atomic") return leaf("atomic-list", path, sources);
   if (listType2 === "set") {
-    const scalarsOnly = sides.every((s) => !(0, import_yaml5.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml5.isScalar)(i)));
+    const scalarsOnly = sides.every((s) => !(0, import_yaml6.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml6.isScalar)(i)));
     if (!scalarsOnly) return leaf("atomic-list", path, sources);
     return withPins({ kind: "list", listType: listType2, keys: [], path, sources, items: matchSetItems(sources, path, options) });
   }
@@ -35902,8 +36010,8 @@ function inferKeys(sources, fallbackKeys) {
   let candidate;
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq) || seq.items.length === 0) continue;
-    const key = fallbackKeys.find((k) => seq.items.every((item2) => (0, import_yaml5.isMap)(item2) && hasKey(item2, k)));
+    if (!(0, import_yaml6.isSeq)(seq) || seq.items.length === 0) continue;
+    const key = fallbackKeys.find((k) => seq.items.every((item2) => (0, import_yaml6.isMap)(item2) && hasKey(item2, k)));
     if (key) {
       candidate = key;
       break;
@@ -35912,7 +36020,7 @@ function inferKeys(sources, fallbackKeys) {
   if (!candidate) return void 0;
   for (const side of sides) {
     const seq = sources[side];
-    if ((0, import_yaml5.isSeq)(seq) && !seq.items.every((item2) => (0, import_yaml5.isMap)(item2) && hasKey(item2, candidate))) return void 0;
+    if ((0, import_yaml6.isSeq)(seq) && !seq.items.every((item2) => (0, import_yaml6.isMap)(item2) && hasKey(item2, candidate))) return void 0;
   }
   return candidate;
 }
@@ -35923,9 +36031,9 @@ function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
   const groups3 = [];
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq)) continue;
+    if (!(0, import_yaml6.isSeq)(seq)) continue;
     seq.items.forEach((item2, index) => {
-      if (!(0, import_yaml5.isMap)(item2)) {
+      if (!(0, import_yaml6.isMap)(item2)) {
         options.fail(
           "missing-list-key",
           path.index(index),
@@ -35935,7 +36043,7 @@ function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
       }
       const values = deriveKey ? [deriveKey(item2)] : keys.map((k) => {
         const pair = pairsOf(item2).find((p) => keyName(p.key) === k);
-        return pair && (0, import_yaml5.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
+        return pair && (0, import_yaml6.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
       });
       if (values[0] === void 0 && values.every((v) => v === void 0)) {
         options.fail(
@@ -35972,9 +36080,9 @@ function matchSetItems(sources, path, options) {
   const groups3 = [];
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq)) continue;
+    if (!(0, import_yaml6.isSeq)(seq)) continue;
     for (const item2 of seq.items) {
-      const text3 = (0, import_yaml5.isScalar)(item2) ? scalarText(item2) : "";
+      const text3 = (0, import_yaml6.isScalar)(item2) ? scalarText(item2) : "";
       const group2 = groups3.find((g) => g.text === text3 && g.nodes[side] === void 0);
       if (group2) group2.nodes[side] = item2;
       else groups3.push({ text: text3, nodes: { [side]: item2 } });
@@ -36013,19 +36121,19 @@ var FieldPath = class _FieldPath {
   static parse(text3) {
     if (text3 === ".") return _FieldPath.root;
     const segments = [];
-    let at = 0;
-    while (at < text3.length) {
-      const rest = text3.slice(at);
+    let at2 = 0;
+    while (at2 < text3.length) {
+      const rest = text3.slice(at2);
       const plain3 = /^\.([A-Za-z_$][\w$-]*)/.exec(rest);
       if (plain3) {
         segments.push({ field: plain3[1] });
-        at += plain3[0].length;
+        at2 += plain3[0].length;
         continue;
       }
       const bracket = readBracket(rest);
       if (!bracket) return void 0;
       segments.push(bracket.segment);
-      at += bracket.length;
+      at2 += bracket.length;
     }
     return segments.length === 0 ? void 0 : new _FieldPath(segments);
   }
@@ -36051,19 +36159,19 @@ function readBracket(text3) {
     return s && text3[2 + s.length] === "]" ? { segment: { value: s.value }, length: s.length + 3 } : void 0;
   }
   const keys = [];
-  let at = 1;
+  let at2 = 1;
   if (text3[0] !== "[") return void 0;
   for (; ; ) {
-    const key = /^([^="\],[]+)=/.exec(text3.slice(at));
+    const key = /^([^="\],[]+)=/.exec(text3.slice(at2));
     if (!key) return void 0;
-    at += key[0].length;
-    const s = readJsonString(text3.slice(at));
+    at2 += key[0].length;
+    const s = readJsonString(text3.slice(at2));
     if (!s) return void 0;
-    at += s.length;
+    at2 += s.length;
     keys.push([key[1], s.value]);
-    if (text3[at] === "]") return { segment: { keys }, length: at + 1 };
-    if (text3[at] !== ",") return void 0;
-    at += 1;
+    if (text3[at2] === "]") return { segment: { keys }, length: at2 + 1 };
+    if (text3[at2] !== ",") return void 0;
+    at2 += 1;
   }
 }
 var plainField = /^[A-Za-z_$][\w$-]*$/;
@@ -37178,13 +37286,13 @@ function pinned(strategy) {
 }
 
 // ../merge-core/src/visit/rules.ts
-var import_yaml6 = __toESM(require_dist(), 1);
+var import_yaml7 = __toESM(require_dist(), 1);
 var cleared = (s) => clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
 var upstreamWon = (s, result) => localChanged(s) && !sameOrBothEmpty(s.local, result) ? "upstream-won" : void 0;
 var clearCollection = (e, rule) => ({
   action: "clear",
   rule,
-  report: ((0, import_yaml6.isMap)(e.sources.local) || (0, import_yaml6.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
+  report: ((0, import_yaml7.isMap)(e.sources.local) || (0, import_yaml7.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
 });
 function deletedLocally(e) {
   const { origin, upstream: upstream2, local } = e.sources;
@@ -37244,7 +37352,7 @@ function kptRules() {
       const { origin, upstream: upstream2 } = e.sources;
       if (where.item) return false;
       if (e.kind === "list") {
-        const upstreamHasItEmpty = (0, import_yaml6.isSeq)(upstream2) && upstream2.items.length === 0;
+        const upstreamHasItEmpty = (0, import_yaml7.isSeq)(upstream2) && upstream2.items.length === 0;
         return upstreamHasItEmpty && (!where.rebuilt || origin === void 0);
       }
       if (origin !== void 0 && (upstream2 === void 0 || where.rebuilt)) return false;
@@ -37295,12 +37403,12 @@ function delegatingVisitor(strategy) {
 }
 
 // ../merge-core/src/visit/walk.ts
-var import_yaml7 = __toESM(require_dist(), 1);
+var import_yaml8 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/visit/order.ts
 function mergedOrder(elements, originEmpty = false) {
   const order = originEmpty ? insertedTogether(elements) : keptOriginOrder(elements) ? upstreamOrder(elements) : localOrder(elements);
-  return order.every((index, at) => index === at) ? void 0 : order;
+  return order.every((index, at2) => index === at2) ? void 0 : order;
 }
 function insertedTogether(elements) {
   const upstreamAt = (i) => elements[i].upstream ?? Infinity;
@@ -37429,14 +37537,14 @@ var Walker = class {
   localWithComments(e) {
     const { local, upstream: upstream2 } = e.sources;
     if (local === void 0 || isMissingOrNull(upstream2) || this.options.visitor.valueComments(e) === "local") return local;
-    if (!(0, import_yaml7.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
+    if (!(0, import_yaml8.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
     return withOwnComments(local, upstream2);
   }
   /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
   fromUpstream(e, upstream2) {
     const local = e.sources.local;
     const copy = cloneNode(upstream2);
-    if ((0, import_yaml7.isScalar)(copy) && (0, import_yaml7.isScalar)(local)) {
+    if ((0, import_yaml8.isScalar)(copy) && (0, import_yaml8.isScalar)(local)) {
       if (typeof copy.value === "string" && typeof local.value === "string" && local.type) copy.type = local.type;
       if (this.options.visitor.valueComments(e) === "local") {
         copy.comment = local.comment;
@@ -37452,7 +37560,7 @@ var Walker = class {
     this.report(e, decision.rule, decision.report);
     if (decision.action === "keep") return local;
     if (decision.action === "clear") return void 0;
-    const base = decision.base === "local" && (0, import_yaml7.isMap)(local) ? local : void 0;
+    const base = decision.base === "local" && (0, import_yaml8.isMap)(local) ? local : void 0;
     const replaced = /* @__PURE__ */ new Map();
     const added = [];
     let changed = base === void 0;
@@ -37468,20 +37576,20 @@ var Walker = class {
       }
       const key = this.key(field, existing);
       if (existing) {
-        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml7.isScalar)(existing.value);
+        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml8.isScalar)(existing.value);
         if (sameValueNode && key === existing.key) continue;
-        replaced.set(existing, new import_yaml7.Pair(key, value2));
+        replaced.set(existing, new import_yaml8.Pair(key, value2));
         changed = true;
         continue;
       }
-      added.push({ field, pair: new import_yaml7.Pair(key, value2) });
+      added.push({ field, pair: new import_yaml8.Pair(key, value2) });
       changed = true;
     }
     const merged2 = [];
-    (base ? pairsOf(base) : []).forEach((pair, at) => {
+    (base ? pairsOf(base) : []).forEach((pair, at2) => {
       const next = replaced.get(pair);
-      if (next === void 0) merged2.push({ pair, name: keyName(pair.key), local: at });
-      else if (next !== null) merged2.push({ pair: next, name: keyName(pair.key), local: at });
+      if (next === void 0) merged2.push({ pair, name: keyName(pair.key), local: at2 });
+      else if (next !== null) merged2.push({ pair: next, name: keyName(pair.key), local: at2 });
     });
     for (const { field, pair } of added) merged2.push({ pair, name: field.name, local: void 0 });
     const order = added.length === 0 && sameKeyOrder(e.sources.origin, e.sources.upstream) ? void 0 : this.order(e, merged2);
@@ -37490,7 +37598,7 @@ var Walker = class {
     if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
     const comments = this.collectionComments(e, base);
     if (!changed && comments === base) return base;
-    const out = new import_yaml7.YAMLMap();
+    const out = new import_yaml8.YAMLMap();
     const template3 = base ?? e.sources.upstream ?? e.sources.origin;
     if (template3) copyCollectionProps(template3, out, base !== void 0);
     if (comments) copyComments(comments, out);
@@ -37521,7 +37629,7 @@ var Walker = class {
       return key;
     }
     const source = upstream2 ?? origin ?? local;
-    return source ? cloneNode(source) : new import_yaml7.Scalar(field.name);
+    return source ? cloneNode(source) : new import_yaml8.Scalar(field.name);
   }
   list(e) {
     const decision = this.options.visitor.list(e);
@@ -37529,7 +37637,7 @@ var Walker = class {
     this.report(e, decision.rule, decision.report);
     if (decision.action === "keep") return local;
     if (decision.action === "clear") return void 0;
-    const base = decision.base === "local" && (0, import_yaml7.isSeq)(local) ? local : void 0;
+    const base = decision.base === "local" && (0, import_yaml8.isSeq)(local) ? local : void 0;
     const replaced = /* @__PURE__ */ new Map();
     const added = [];
     const itemOfLocal = /* @__PURE__ */ new Map();
@@ -37538,7 +37646,7 @@ var Walker = class {
       let value2 = this.walk(item2.value);
       const existing = base ? item2.value.sources.local : void 0;
       if (existing) itemOfLocal.set(existing, item2);
-      const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item2.value, { rebuilt: false, item: true });
+      const emptied = (0, import_yaml8.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item2.value, { rebuilt: false, item: true });
       if (value2 === void 0 || emptied) {
         if (existing) {
           replaced.set(existing, null);
@@ -37546,7 +37654,7 @@ var Walker = class {
         }
         continue;
       }
-      if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, e.keys, item2.value.sources);
+      if (e.listType === "map" && (0, import_yaml8.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, e.keys, item2.value.sources);
       if (existing) {
         if (existing !== value2) {
           replaced.set(existing, value2);
@@ -37558,9 +37666,9 @@ var Walker = class {
       }
     }
     const merged2 = [];
-    (base ? base.items : []).forEach((node, at) => {
+    (base ? base.items : []).forEach((node, at2) => {
       const next = replaced.has(node) ? replaced.get(node) : node;
-      if (next !== null) merged2.push({ value: next, item: itemOfLocal.get(node), local: at });
+      if (next !== null) merged2.push({ value: next, item: itemOfLocal.get(node), local: at2 });
     });
     for (const { value: value2, item: item2 } of added) merged2.push({ value: value2, item: item2, local: void 0 });
     const origin = indexesOf(e.sources.origin);
@@ -37578,7 +37686,7 @@ var Walker = class {
     const comments = this.collectionComments(e, base);
     if (!changed && comments === base) return base;
     if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
-    const out = new import_yaml7.YAMLSeq();
+    const out = new import_yaml8.YAMLSeq();
     const template3 = base ?? e.sources.upstream ?? e.sources.origin;
     if (template3) copyCollectionProps(template3, out, base !== void 0);
     if (comments) copyComments(comments, out);
@@ -37606,39 +37714,39 @@ var Walker = class {
   }
 };
 function positionsOf(node) {
-  const at = /* @__PURE__ */ new Map();
-  if (!(0, import_yaml7.isMap)(node)) return at;
+  const at2 = /* @__PURE__ */ new Map();
+  if (!(0, import_yaml8.isMap)(node)) return at2;
   pairsOf(node).forEach((pair, i) => {
     const name2 = keyName(pair.key);
-    if (!at.has(name2)) at.set(name2, i);
+    if (!at2.has(name2)) at2.set(name2, i);
   });
-  return at;
+  return at2;
 }
 function sameKeyOrder(a, b) {
-  if (!(0, import_yaml7.isMap)(a) || !(0, import_yaml7.isMap)(b) || a.items.length !== b.items.length) return false;
+  if (!(0, import_yaml8.isMap)(a) || !(0, import_yaml8.isMap)(b) || a.items.length !== b.items.length) return false;
   const bPairs = pairsOf(b);
   return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i].key));
 }
 function indexesOf(node) {
-  const at = /* @__PURE__ */ new Map();
-  if ((0, import_yaml7.isSeq)(node)) node.items.forEach((item2, i) => at.set(item2, i));
-  return at;
+  const at2 = /* @__PURE__ */ new Map();
+  if ((0, import_yaml8.isSeq)(node)) node.items.forEach((item2, i) => at2.set(item2, i));
+  return at2;
 }
 function withKeys(map, keys, sources) {
   const { local, upstream: upstream2 } = sources;
-  if (upstream2 !== void 0 || !(0, import_yaml7.isMap)(local)) return map;
+  if (upstream2 !== void 0 || !(0, import_yaml8.isMap)(local)) return map;
   const merged2 = new Map(pairsOf(map).map((pair) => [keyName(pair.key), pair]));
   const missing = new Set(
-    pairsOf(local).filter((pair) => (0, import_yaml7.isScalar)(pair.value) && keys.includes(keyName(pair.key)) && !merged2.has(keyName(pair.key)))
+    pairsOf(local).filter((pair) => (0, import_yaml8.isScalar)(pair.value) && keys.includes(keyName(pair.key)) && !merged2.has(keyName(pair.key)))
   );
   if (missing.size === 0) return map;
   const pairs = pairsOf(local).flatMap((pair) => {
-    if (missing.has(pair)) return [new import_yaml7.Pair(cloneNode(pair.key), cloneNode(pair.value))];
+    if (missing.has(pair)) return [new import_yaml8.Pair(cloneNode(pair.key), cloneNode(pair.value))];
     const kept = merged2.get(keyName(pair.key));
     merged2.delete(keyName(pair.key));
     return kept ? [kept] : [];
   });
-  const out = new import_yaml7.YAMLMap();
+  const out = new import_yaml8.YAMLMap();
   copyCollectionProps(map, out, true);
   out.items = [...pairs, ...merged2.values()];
   return out;
@@ -37684,8 +37792,8 @@ function createEngine(options = {}) {
         fallbackKeys,
         commentSchema,
         fail(code7, path, side, reason) {
-          const at = where.files?.[side] ?? { file: where.file, document: where.document };
-          throw new MergeInputError(code7, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
+          const at2 = where.files?.[side] ?? { file: where.file, document: where.document };
+          throw new MergeInputError(code7, at2.file, at2.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         }
       };
       const element = collate(sources, FieldPath.root, options.schema, collateOptions);
@@ -37707,22 +37815,33 @@ var SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
 var PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
 var DQ = /^"([^"\\]*)"/;
 var SQ = /^'((?:[^']|'')*)'/;
+var PLAIN_KEY_AT = /[A-Za-z_][A-Za-z0-9_./-]*/y;
+var DQ_AT = /"([^"\\]*)"/y;
+var SQ_AT = /'((?:[^']|'')*)'/y;
+function at(pattern, text3, from) {
+  pattern.lastIndex = from;
+  return pattern.exec(text3);
+}
 var BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
 var FLOW_ITEM = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
 var FLOW_SEQ = new RegExp(`^\\[ *(?:${FLOW_ITEM} *(?:, *${FLOW_ITEM} *)*)?\\]`);
 var FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM} *)*)?\\}`);
 var FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
-var AFTER_VALUE = /^(?: *| +#.*)$/;
+var AFTER_VALUE = /(?: *| +#.*)$/y;
+function afterValue(text3, from) {
+  AFTER_VALUE.lastIndex = from;
+  return AFTER_VALUE.test(text3);
+}
 var UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
 var UNUSUAL_LINE_BREAKS = /[\r\x85\ufeff\u2028\u2029]/;
 var Scanner = class _Scanner {
   constructor(text3) {
     this.text = text3;
     this.lines = text3.split("\n");
-    let at = 0;
+    let at2 = 0;
     for (const line of this.lines) {
-      this.starts.push(at);
-      at += line.length + 1;
+      this.starts.push(at2);
+      at2 += line.length + 1;
     }
   }
   text;
@@ -37857,22 +37976,23 @@ var Scanner = class _Scanner {
   /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
   entry(col) {
     const lineNo = this.pos;
-    const s = this.lineText(lineNo).slice(col);
+    const line = this.lineText(lineNo);
     let key;
     let len;
     let m;
-    if (m = PLAIN_KEY.exec(s)) {
+    if (m = at(PLAIN_KEY_AT, line, col)) {
       key = m[0];
       len = key.length;
       if (BOOL_OR_NULL.test(key)) bail();
-    } else if (m = DQ.exec(s)) {
+    } else if (m = at(DQ_AT, line, col)) {
       key = m[1];
       len = m[0].length;
-    } else if (m = SQ.exec(s)) {
+    } else if (m = at(SQ_AT, line, col)) {
       key = m[1].replace(/''/g, "'");
       len = m[0].length;
     } else return bail();
-    if (s.charCodeAt(len) !== 58 || s.length > len + 1 && s.charCodeAt(len + 1) !== 32 || len > 1e3) bail();
+    const end = col + len;
+    if (line.charCodeAt(end) !== 58 || line.length > end + 1 && line.charCodeAt(end + 1) !== 32 || len > 1e3) bail();
     const keyStart = this.starts[lineNo] + col;
     const value2 = this.value(lineNo, col, col + len + 1, true);
     return { key, keyStart, keyEnd: keyStart + len, value: value2 };
@@ -37883,9 +38003,10 @@ var Scanner = class _Scanner {
    */
   value(lineNo, col, from, inMap) {
     const line = this.lineText(lineNo);
-    const rest = line.slice(from);
-    const t = rest.replace(/^ +/, "");
-    const at = this.starts[lineNo] + from + (rest.length - t.length);
+    let first = from;
+    while (line.charCodeAt(first) === 32) first++;
+    const t = line.slice(first);
+    const at2 = this.starts[lineNo] + first;
     this.pos = lineNo + 1;
     if (t === "" || t.charCodeAt(0) === 35) {
       const j = this.nextContent(this.pos);
@@ -37903,7 +38024,7 @@ var Scanner = class _Scanner {
       return { kind: "empty" };
     }
     if (!inMap) {
-      const c2 = from + (rest.length - t.length);
+      const c2 = first;
       if (_Scanner.isSeqAt(line, c2)) bail();
       const k = PLAIN_KEY.exec(t) ?? DQ.exec(t) ?? SQ.exec(t);
       if (k) {
@@ -37921,18 +38042,18 @@ var Scanner = class _Scanner {
     }
     if (c0 === 34 || c0 === 39) {
       const m = (c0 === 34 ? DQ : SQ).exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      if (!m || !afterValue(t, m[0].length)) bail();
       const str4 = c0 === 34 ? m[1] : m[1].replace(/''/g, "'");
-      return { kind: "scalar", str: str4, start: at, end: at + m[0].length, line: lineNo };
+      return { kind: "scalar", str: str4, start: at2, end: at2 + m[0].length, line: lineNo };
     }
     if (c0 === 91) {
       const m = FLOW_SEQ.exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      if (!m || !afterValue(t, m[0].length)) bail();
       return { kind: "flow-seq", line: lineNo };
     }
     if (c0 === 123) {
       const m = FLOW_MAP.exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      if (!m || !afterValue(t, m[0].length)) bail();
       const keys = /* @__PURE__ */ new Set();
       for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
         if (keys.has(k[1]) || BOOL_OR_NULL.test(k[1])) bail();
@@ -37945,7 +38066,7 @@ var Scanner = class _Scanner {
     const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, "");
     if (raw.includes(": ") || raw.endsWith(":")) bail();
     const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
-    return { kind: "scalar", str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
+    return { kind: "scalar", str: special ? null : raw, start: at2, end: at2 + raw.length, line: lineNo };
   }
   /** Block scalar lines after the header line; content must be indented past `col`. */
   blockScalar(col) {
@@ -38022,7 +38143,7 @@ function scannedPair(items, key) {
 }
 
 // ../merge-core/src/resource/identity.ts
-var import_yaml8 = __toESM(require_dist(), 1);
+var import_yaml9 = __toESM(require_dist(), 1);
 var upstreamIdentifierAnnotation = "internal.kpt.dev/upstream-identifier";
 var mergeComment = /kpt-merge:\s*([^\s/]*)\/(\S+)/;
 function groupOf(apiVersion) {
@@ -38035,7 +38156,7 @@ function identityOf(resource) {
   const metadata2 = fieldValue(resource, "metadata");
   if (!apiVersion || !kind) return void 0;
   const group2 = groupOf(apiVersion);
-  const meta = (0, import_yaml8.isMap)(metadata2) ? metadata2 : void 0;
+  const meta = (0, import_yaml9.isMap)(metadata2) ? metadata2 : void 0;
   const fromComment = mergeCommentOf(resource);
   if (fromComment) return { group: group2, kind, ...fromComment };
   const fromAnnotation = upstreamIdentifierOf(meta);
@@ -38057,9 +38178,9 @@ function mergeCommentOf(resource) {
 }
 function upstreamIdentifierOf(metadata2) {
   const annotations = fieldValue(metadata2, "annotations");
-  if (!(0, import_yaml8.isMap)(annotations)) return void 0;
+  if (!(0, import_yaml9.isMap)(annotations)) return void 0;
   const value2 = fieldValue(annotations, upstreamIdentifierAnnotation);
-  if (!(0, import_yaml8.isScalar)(value2) || typeof value2.value !== "string") return void 0;
+  if (!(0, import_yaml9.isScalar)(value2) || typeof value2.value !== "string") return void 0;
   const parts = value2.value.split("|");
   if (parts.length !== 4) return void 0;
   const [group2, kind, namespace, name2] = parts;
@@ -38123,21 +38244,21 @@ function parsedResource(side, file, document, map) {
     }
   };
 }
-function scannedResource(side, file, entry, scanned, trace) {
+function scannedResource(side, file, entry, scanned, trace, parseText) {
   let document;
   const parse4 = () => {
     if (document) return document;
     trace?.push(`${file.file}#${entry.index}`);
     let docs;
     try {
-      docs = parseStream(entry.text, file.file, side).documents;
+      docs = parseText(entry.text, file.file, side).documents;
     } catch (error2) {
       if (error2 instanceof MergeInputError) throw new ScanMismatch(error2.message);
       throw error2;
     }
     const only = docs.length === 1 ? docs[0] : void 0;
     const contents = only?.doc.contents;
-    if (!only || only.empty || !(0, import_yaml9.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
+    if (!only || only.empty || !(0, import_yaml10.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
       throw new ScanMismatch(`${file.file} document ${entry.index}`);
     }
     document = { ...only, index: entry.index };
@@ -38189,11 +38310,12 @@ function mergeFilesTraced(input, options, trace) {
 }
 function mergeInputs(input, options, scan, trace) {
   const readFiles = /* @__PURE__ */ new Map();
+  const parseText = input.parsed ? (text3, file, side) => input.parsed.stream(text3, file, side) : parseStream;
   const read = (f, side) => {
     const key = `${f.path}\0${f.text}`;
     let r = readFiles.get(key);
     if (!r) {
-      r = scan && scanFile(f, side, trace) || parseFile(f, side, trace);
+      r = scan && scanFile(f, side, trace, parseText) || parseFile(f, side, trace, parseText);
       readFiles.set(key, r);
     }
     return r;
@@ -38321,7 +38443,7 @@ function mergeInputs(input, options, scan, trace) {
   for (const t of tuples) if (t.upstream && t.local) localOf.set(t.upstream.entry, t.local.entry);
   return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions, localOf), report, conflicts, decisions };
 }
-function scanFile(f, side, trace) {
+function scanFile(f, side, trace, parseText) {
   const scanned = scanDocuments(f.text);
   if (!scanned) return void 0;
   const documents = [];
@@ -38333,7 +38455,7 @@ function scanFile(f, side, trace) {
       read.push({ scanned: r });
       continue;
     }
-    const alone = parseAlone(d.text, f.path, side);
+    const alone = parseAlone(d.text, f.path, side, parseText);
     if (!alone) return void 0;
     trace?.push(`${f.path}#${index}`);
     const parsed = { ...alone, index };
@@ -38346,25 +38468,25 @@ function scanFile(f, side, trace) {
     resources: (s) => documents.flatMap((d, i) => {
       if (d.empty) return [];
       const how = read[i];
-      if ("scanned" in how) return [scannedResource(s, file, d, how.scanned, trace)];
+      if ("scanned" in how) return [scannedResource(s, file, d, how.scanned, trace, parseText)];
       return [parsedResource(s, file, how.parsed, how.parsed.doc.contents)];
     })
   };
 }
-function parseAlone(text3, path, side) {
+function parseAlone(text3, path, side, parseText) {
   let docs;
   try {
-    docs = parseStream(text3, path, side).documents;
+    docs = parseText(text3, path, side).documents;
   } catch (error2) {
     if (error2 instanceof MergeInputError) return void 0;
     throw error2;
   }
   const only = docs.length === 1 ? docs[0] : void 0;
-  if (!only || !only.empty && !(0, import_yaml9.isMap)(only.doc.contents)) return void 0;
+  if (!only || !only.empty && !(0, import_yaml10.isMap)(only.doc.contents)) return void 0;
   return only;
 }
-function parseFile(f, side, trace) {
-  const parsed = parseStream(f.text, f.path, side);
+function parseFile(f, side, trace, parseText) {
+  const parsed = parseText(f.text, f.path, side);
   for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
   const file = { file: f.path, text: f.text, documents: parsed.documents };
   return {
@@ -38372,7 +38494,7 @@ function parseFile(f, side, trace) {
     resources: (s) => parsed.documents.flatMap((document) => {
       if (document.empty) return [];
       const contents = document.doc.contents;
-      if (!(0, import_yaml9.isMap)(contents)) {
+      if (!(0, import_yaml10.isMap)(contents)) {
         throw new MergeInputError(
           "not-a-mapping",
           f.path,
@@ -38616,16 +38738,16 @@ function merge3Text(input, options = {}) {
 init_src();
 
 // ../merge-core/src/resource/set-field.ts
-var import_yaml10 = __toESM(require_dist(), 1);
+var import_yaml11 = __toESM(require_dist(), 1);
 function step(node, segment2) {
-  if ("field" in segment2) return (0, import_yaml10.isMap)(node) ? findPair(node, segment2.field)?.value : void 0;
-  if (!(0, import_yaml10.isSeq)(node)) return void 0;
+  if ("field" in segment2) return (0, import_yaml11.isMap)(node) ? findPair(node, segment2.field)?.value : void 0;
+  if (!(0, import_yaml11.isSeq)(node)) return void 0;
   if ("index" in segment2) return node.items[segment2.index];
-  if ("value" in segment2) return node.items.find((item2) => (0, import_yaml10.isScalar)(item2) && scalarText(item2) === segment2.value);
+  if ("value" in segment2) return node.items.find((item2) => (0, import_yaml11.isScalar)(item2) && scalarText(item2) === segment2.value);
   return node.items.find(
-    (item2) => (0, import_yaml10.isMap)(item2) && segment2.keys.every(([k, v]) => {
+    (item2) => (0, import_yaml11.isMap)(item2) && segment2.keys.every(([k, v]) => {
       const pair = pairsOf(item2).find((p) => keyName(p.key) === k);
-      return pair !== void 0 && (0, import_yaml10.isScalar)(pair.value) && scalarText(pair.value) === v;
+      return pair !== void 0 && (0, import_yaml11.isScalar)(pair.value) && scalarText(pair.value) === v;
     })
   );
 }
@@ -38634,17 +38756,17 @@ function setResourceField(input) {
   const last = path?.segments[path.segments.length - 1];
   if (!path || !last || !("field" in last)) return { ok: false, reason: `${input.path} is not a field of a map` };
   const stream = parseStream(input.text, input.file);
-  const at = stream.documents.findIndex((d) => {
+  const at2 = stream.documents.findIndex((d) => {
     const contents2 = d.doc.contents;
-    const id = (0, import_yaml10.isMap)(contents2) ? identityOf(contents2) : void 0;
+    const id = (0, import_yaml11.isMap)(contents2) ? identityOf(contents2) : void 0;
     return id !== void 0 && formatIdentity(id) === input.resource;
   });
-  const source = stream.documents[at];
+  const source = stream.documents[at2];
   if (!source) return { ok: false, reason: `${input.file} holds no resource ${input.resource}` };
   const contents = source.doc.contents.clone();
   let parent = contents;
   for (const segment2 of path.segments.slice(0, -1)) parent = step(parent, segment2);
-  if (!(0, import_yaml10.isMap)(parent)) return { ok: false, reason: `${input.resource} has no ${input.path} (nothing holds it)` };
+  if (!(0, import_yaml11.isMap)(parent)) return { ok: false, reason: `${input.resource} has no ${input.path} (nothing holds it)` };
   const node = source.doc.createNode(input.value);
   let pair = findPair(parent, last.field);
   if (pair) {
@@ -38660,7 +38782,7 @@ function setResourceField(input) {
   }
   if (input.pin) pinPair(pair);
   const text3 = printMergedDocument(source, contents);
-  return { ok: true, text: stream.documents.map((d, i) => i === at ? text3 : d.text).join("") };
+  return { ok: true, text: stream.documents.map((d, i) => i === at2 ? text3 : d.text).join("") };
 }
 
 // ../variant-engine/src/api/types.ts
@@ -38911,7 +39033,7 @@ function joinField(parent, key) {
 }
 
 // ../kptfile-model/src/decode.ts
-var import_yaml11 = __toESM(require_dist(), 1);
+var import_yaml12 = __toESM(require_dist(), 1);
 var str2 = { t: "string" };
 var strMap = { t: "stringMap" };
 var obj = (fields) => ({ t: "object", fields });
@@ -38953,13 +39075,13 @@ var KPTFILE_SPEC = obj({
   })
 });
 function describe2(node) {
-  if ((0, import_yaml11.isMap)(node)) return "a map";
-  if ((0, import_yaml11.isSeq)(node)) return "a list";
-  if ((0, import_yaml11.isScalar)(node)) return `${JSON.stringify(node.value)}`;
+  if ((0, import_yaml12.isMap)(node)) return "a map";
+  if ((0, import_yaml12.isSeq)(node)) return "a list";
+  if ((0, import_yaml12.isScalar)(node)) return `${JSON.stringify(node.value)}`;
   return "nothing";
 }
 function scalarString(node) {
-  if (!(0, import_yaml11.isScalar)(node)) return void 0;
+  if (!(0, import_yaml12.isScalar)(node)) return void 0;
   const v = node.value;
   if (typeof v === "string") return v;
   if (v === null) return void 0;
@@ -38967,7 +39089,7 @@ function scalarString(node) {
   return typeof src === "string" ? src : String(v);
 }
 function isNull2(node) {
-  return node == null || (0, import_yaml11.isScalar)(node) && node.value === null;
+  return node == null || (0, import_yaml12.isScalar)(node) && node.value === null;
 }
 function decodeValue(node, spec, field, file, issues) {
   const wrong = (expected) => {
@@ -38996,7 +39118,7 @@ function decodeValue(node, spec, field, file, issues) {
       return s;
     }
     case "stringMap": {
-      if (!(0, import_yaml11.isMap)(node)) return wrong("a map of strings");
+      if (!(0, import_yaml12.isMap)(node)) return wrong("a map of strings");
       const out = {};
       for (const pair of node.items) {
         const key = scalarString(pair.key);
@@ -39023,7 +39145,7 @@ function decodeValue(node, spec, field, file, issues) {
       return out;
     }
     case "list": {
-      if (!(0, import_yaml11.isSeq)(node)) return wrong("a list");
+      if (!(0, import_yaml12.isSeq)(node)) return wrong("a list");
       const out = [];
       node.items.forEach((item2, i) => {
         const f = joinField(field, i);
@@ -39037,7 +39159,7 @@ function decodeValue(node, spec, field, file, issues) {
       return out;
     }
     case "object": {
-      if (!(0, import_yaml11.isMap)(node)) return wrong("a map");
+      if (!(0, import_yaml12.isMap)(node)) return wrong("a map");
       const out = {};
       for (const pair of node.items) {
         const key = scalarString(pair.key);
@@ -39066,7 +39188,7 @@ function decodeValue(node, spec, field, file, issues) {
 }
 function decodeKptfileNode(node, file, issues) {
   if (isNull2(node)) return {};
-  if (!(0, import_yaml11.isMap)(node)) {
+  if (!(0, import_yaml12.isMap)(node)) {
     issues.push({ code: "not-a-map", file, field: "", message: `a Kptfile must be a YAML map, got ${describe2(node)}` });
     return {};
   }
@@ -39074,18 +39196,18 @@ function decodeKptfileNode(node, file, issues) {
 }
 
 // ../kptfile-model/src/document.ts
-var import_yaml12 = __toESM(require_dist(), 1);
+var import_yaml13 = __toESM(require_dist(), 1);
 function hoistKeyComments(doc, source) {
-  (0, import_yaml12.visit)(doc, {
+  (0, import_yaml13.visit)(doc, {
     Pair(_, pair) {
       const value2 = pair.value;
       const key = pair.key;
-      if (!value2 || !key || !((0, import_yaml12.isMap)(value2) || (0, import_yaml12.isSeq)(value2)) || !value2.commentBefore || !key.range || !value2.range) return;
+      if (!value2 || !key || !((0, import_yaml13.isMap)(value2) || (0, import_yaml13.isSeq)(value2)) || !value2.commentBefore || !key.range || !value2.range) return;
       const between = source.slice(key.range[1], value2.range[0]);
       const hash = between.indexOf("#");
       const nl = between.indexOf("\n");
       if (hash >= 0 && (nl < 0 || hash < nl) && !value2.commentBefore.includes("\n")) {
-        if (!(0, import_yaml12.isScalar)(key) && !(0, import_yaml12.isMap)(key) && !(0, import_yaml12.isSeq)(key)) return;
+        if (!(0, import_yaml13.isScalar)(key) && !(0, import_yaml13.isMap)(key) && !(0, import_yaml13.isSeq)(key)) return;
         key.comment = value2.commentBefore;
         value2.commentBefore = void 0;
       }
@@ -39104,7 +39226,7 @@ function detectSequenceIndent(source) {
   return void 0;
 }
 function scalarText2(node) {
-  if (!(0, import_yaml12.isScalar)(node)) return void 0;
+  if (!(0, import_yaml13.isScalar)(node)) return void 0;
   const v = node.value;
   if (typeof v === "string") return v;
   if (v === null || v === void 0) return void 0;
@@ -39123,19 +39245,19 @@ function identity(v) {
   return void 0;
 }
 function plain(node) {
-  if ((0, import_yaml12.isScalar)(node)) return scalarText2(node) ?? node.value;
-  if ((0, import_yaml12.isMap)(node)) {
+  if ((0, import_yaml13.isScalar)(node)) return scalarText2(node) ?? node.value;
+  if ((0, import_yaml13.isMap)(node)) {
     const o = {};
     for (const p of node.items) o[String(scalarText2(p.key) ?? p.key)] = plain(p.value);
     return o;
   }
-  if ((0, import_yaml12.isSeq)(node)) return node.items.map(plain);
+  if ((0, import_yaml13.isSeq)(node)) return node.items.map(plain);
   return node ?? null;
 }
 function syncNode(doc, node, value2) {
   if (value2 === void 0 || value2 === null) return doc.createNode(null);
   if (Array.isArray(value2)) {
-    if (!(0, import_yaml12.isSeq)(node)) return doc.createNode(value2);
+    if (!(0, import_yaml13.isSeq)(node)) return doc.createNode(value2);
     const old = [...node.items];
     const used = /* @__PURE__ */ new Set();
     const pick = (item2, i) => {
@@ -39165,7 +39287,7 @@ ${first.commentBefore}` : node.commentBefore;
     return node;
   }
   if (typeof value2 === "object") {
-    if (!(0, import_yaml12.isMap)(node)) return doc.createNode(value2);
+    if (!(0, import_yaml13.isMap)(node)) return doc.createNode(value2);
     const o = value2;
     const seen = /* @__PURE__ */ new Set();
     node.items = node.items.filter((pair) => {
@@ -39178,20 +39300,20 @@ ${first.commentBefore}` : node.commentBefore;
     const names2 = Object.keys(o).filter((k) => o[k] !== void 0);
     names2.forEach((k, i) => {
       if (seen.has(k)) return;
-      let at = node.items.length;
+      let at2 = node.items.length;
       for (let j = i - 1; j >= 0; j--) {
         const found = node.items.findIndex((pair) => scalarText2(pair.key) === names2[j]);
         if (found >= 0) {
-          at = found + 1;
+          at2 = found + 1;
           break;
         }
       }
-      node.items.splice(at, 0, doc.createPair(k, o[k]));
+      node.items.splice(at2, 0, doc.createPair(k, o[k]));
       seen.add(k);
     });
     return node;
   }
-  if ((0, import_yaml12.isScalar)(node)) {
+  if ((0, import_yaml13.isScalar)(node)) {
     if (scalarText2(node) === String(value2) && typeof node.value === typeof value2) return node;
     if (scalarText2(node) === String(value2) && typeof value2 === "string") return node;
     node.value = value2;
@@ -39204,7 +39326,7 @@ function syncDocument(doc, value2) {
 }
 
 // ../kptfile-model/src/format.ts
-var import_yaml13 = __toESM(require_dist(), 1);
+var import_yaml14 = __toESM(require_dist(), 1);
 var POINTER_PATHS = /* @__PURE__ */ new Set(["upstream", "upstreamLock", "info", "pipeline", "inventory", "status", "upstream.git", "upstreamLock.git"]);
 var ALWAYS = /* @__PURE__ */ new Set(["info.readinessGates[].conditionType", "status.conditions[].type", "status.conditions[].status"]);
 function shape(value2, spec, path) {
@@ -39241,7 +39363,7 @@ function shape(value2, spec, path) {
 }
 function formatKptfile(kptfile, options = {}) {
   const value2 = shape(kptfile, KPTFILE_SPEC, "") ?? {};
-  const doc = new import_yaml13.Document(value2, yamlDocumentOptions);
+  const doc = new import_yaml14.Document(value2, yamlDocumentOptions);
   return doc.toString({ indentSeq: (options.sequenceIndent ?? "wide") === "wide", lineWidth: 0 });
 }
 
@@ -39278,8 +39400,8 @@ function validateImageReference(image) {
   return "error" in r ? r.error : void 0;
 }
 function imageWithoutTag(image) {
-  const at = image.indexOf("@");
-  const noDigest = at >= 0 ? image.slice(0, at) : image;
+  const at2 = image.indexOf("@");
+  const noDigest = at2 >= 0 ? image.slice(0, at2) : image;
   const slash = noDigest.lastIndexOf("/");
   const colon = noDigest.lastIndexOf(":");
   return colon > slash ? noDigest.slice(0, colon) : noDigest;
@@ -39490,10 +39612,10 @@ function pipelineKeyMode(kptfiles) {
 }
 
 // ../kptfile-model/src/merge.ts
-var import_yaml15 = __toESM(require_dist(), 1);
+var import_yaml16 = __toESM(require_dist(), 1);
 
 // ../kptfile-model/src/kptfile-schema.ts
-var import_yaml14 = __toESM(require_dist(), 1);
+var import_yaml15 = __toESM(require_dist(), 1);
 function object(fields) {
   return { kind: "object", mapType: "granular", field: (name2) => fields[name2] };
 }
@@ -39501,7 +39623,7 @@ var atomicList = { kind: "list", listType: "atomic", keys: [], explicit: true, i
 var functionSchema = object({ selectors: atomicList, exclude: atomicList });
 function text(item2, field) {
   const node = item2.get(field, true);
-  return (0, import_yaml14.isScalar)(node) && node.value !== null ? String(node.value) : void 0;
+  return (0, import_yaml15.isScalar)(node) && node.value !== null ? String(node.value) : void 0;
 }
 function functionList(mode) {
   if (mode === "none") return atomicList;
@@ -39579,20 +39701,20 @@ function mergeKptfile(input, options = {}) {
 var SECTIONS = ["info", "pipeline", "inventory", "status"];
 function keepEmptiedSections(text3, origin, upstream2, local) {
   if (!origin || !upstream2) return text3;
-  const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream2.has(s) && (0, import_yaml15.isMap)(local.get(s, true)));
+  const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream2.has(s) && (0, import_yaml16.isMap)(local.get(s, true)));
   if (emptied.length === 0) return text3;
   const merged2 = parseYamlDocument(text3);
   const root = merged2.contents;
-  if (!(0, import_yaml15.isMap)(root)) return text3;
-  const localKeys = (0, import_yaml15.isMap)(local.contents) ? local.contents.items.map((p) => String(p.key?.value)) : [];
+  if (!(0, import_yaml16.isMap)(root)) return text3;
+  const localKeys = (0, import_yaml16.isMap)(local.contents) ? local.contents.items.map((p) => String(p.key?.value)) : [];
   const edits = [];
   for (const section2 of emptied) {
     if (merged2.has(section2)) continue;
     const before = localKeys.slice(0, localKeys.indexOf(section2)).reverse();
     const previous = before.map((k) => root.items.find((p) => p.key?.value === k)).find(Boolean);
     const end = previous?.value?.range?.[2];
-    const at = previous && end !== void 0 ? lineEndAt(text3, end) : 0;
-    edits.push({ at, line: `${section2}: {}
+    const at2 = previous && end !== void 0 ? lineEndAt(text3, end) : 0;
+    edits.push({ at: at2, line: `${section2}: {}
 ` });
   }
   let out = text3;
@@ -39612,7 +39734,7 @@ function copyFrom(from, to, path) {
   if (node === void 0) {
     if (to.hasIn(path)) to.deleteIn(path);
     const parent = to.getIn(path.slice(0, -1), true);
-    if (path.length > 1 && (0, import_yaml15.isMap)(parent) && parent.items.length === 0 && !from.hasIn(path.slice(0, -1))) to.deleteIn(path.slice(0, -1));
+    if (path.length > 1 && (0, import_yaml16.isMap)(parent) && parent.items.length === 0 && !from.hasIn(path.slice(0, -1))) to.deleteIn(path.slice(0, -1));
     return;
   }
   to.setIn(path, node.clone?.() ?? node);
@@ -39694,7 +39816,7 @@ function withLineEndsOf(reference2, text3) {
 }
 
 // ../kptfile-model/src/merge-comment.ts
-var import_yaml16 = __toESM(require_dist(), 1);
+var import_yaml17 = __toESM(require_dist(), 1);
 var MERGE_COMMENT_PREFIX = "kpt-merge:";
 var UPSTREAM_IDENTIFIER_ANNOTATION = "internal.kpt.dev/upstream-identifier";
 function parseMergeComment(comment) {
@@ -39728,8 +39850,8 @@ function commentEdit(text3, keyEnd, namespace, name2) {
   const trimmed = afterKey.replace(/[ \t]+$/, "");
   return { identity: identity4, edit: { at: keyEnd + trimmed.length, end: lineEnd, text: ` ${comment}` } };
 }
-function insertion(text3, at, indent, lines) {
-  return { at, end: at, text: `${at > 0 && text3[at - 1] !== "\n" ? "\n" : ""}${lines.replace(/^/gm, indent)}
+function insertion(text3, at2, indent, lines) {
+  return { at: at2, end: at2, text: `${at2 > 0 && text3[at2 - 1] !== "\n" ? "\n" : ""}${lines.replace(/^/gm, indent)}
 ` };
 }
 var identifierLine = (id) => `${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}`;
@@ -39744,10 +39866,10 @@ var ScannedFile = class {
   constructor(text3) {
     this.text = text3;
     this.lines = text3.split("\n");
-    let at = 0;
+    let at2 = 0;
     for (const line of this.lines) {
-      this.starts.push(at);
-      at += line.length + 1;
+      this.starts.push(at2);
+      at2 += line.length + 1;
     }
   }
   text;
@@ -39820,8 +39942,8 @@ var ScannedFile = class {
     }
     if (annPair) bail2();
     const lastItem = meta.items[meta.items.length - 1];
-    const at = this.insertAt(lastItem.value);
-    out.push(...edits, insertion(text3, at, " ".repeat(column(text3, meta.items[0].keyStart)), `annotations:
+    const at2 = this.insertAt(lastItem.value);
+    out.push(...edits, insertion(text3, at2, " ".repeat(column(text3, meta.items[0].keyStart)), `annotations:
   ${identifierLine(id)}`));
   }
 };
@@ -39839,7 +39961,7 @@ function fastEdits(text3) {
   }
 }
 function str3(node) {
-  if (!(0, import_yaml16.isScalar)(node)) return void 0;
+  if (!(0, import_yaml17.isScalar)(node)) return void 0;
   return node.value === null || node.value === void 0 ? void 0 : String(node.value);
 }
 function pairOf(map, key) {
@@ -39853,14 +39975,14 @@ function endOfLine(text3, node) {
 }
 function composedEdits(doc, text3) {
   const root = doc.contents;
-  if (!(0, import_yaml16.isMap)(root)) return [];
+  if (!(0, import_yaml17.isMap)(root)) return [];
   const metaPair = pairOf(root, "metadata");
   const meta = metaPair?.value;
-  if (!metaPair || !(0, import_yaml16.isMap)(meta) || meta.items.length === 0) return [];
+  if (!metaPair || !(0, import_yaml17.isMap)(meta) || meta.items.length === 0) return [];
   const name2 = str3(pairOf(meta, "name")?.value);
   const namespace = str3(pairOf(meta, "namespace")?.value);
   const labels = pairOf(meta, "labels")?.value;
-  if (!name2 && !namespace && !((0, import_yaml16.isMap)(labels) && labels.items.length > 0)) return [];
+  if (!name2 && !namespace && !((0, import_yaml17.isMap)(labels) && labels.items.length > 0)) return [];
   const group2 = groupOf2(str3(pairOf(root, "apiVersion")?.value));
   const kind = str3(pairOf(root, "kind")?.value) ?? "";
   if (meta.flow) return flowMetadataEdits(text3, root, meta, group2, kind, { namespace: namespace ?? "", name: name2 ?? "" });
@@ -39885,7 +40007,7 @@ function composedEdits(doc, text3) {
   const id = identifierOf(group2, kind, identity4);
   const annPair = pairOf(meta, "annotations");
   const ann = annPair?.value;
-  if (annPair && (0, import_yaml16.isMap)(ann) && !ann.flow && ann.items.length > 0) {
+  if (annPair && (0, import_yaml17.isMap)(ann) && !ann.flow && ann.items.length > 0) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
@@ -39898,12 +40020,12 @@ function composedEdits(doc, text3) {
     }
     const last2 = ann.items[ann.items.length - 1];
     const anchor2 = last2.value ?? last2.key;
-    const at2 = endOfLine(text3, anchor2);
+    const at3 = endOfLine(text3, anchor2);
     const indent2 = " ".repeat(column(text3, ann.items[0]?.key?.range?.[0] ?? 0));
     edits.push({
-      at: at2,
-      end: at2,
-      text: `${at2 > 0 && text3[at2 - 1] !== "\n" ? "\n" : ""}${indent2}${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}
+      at: at3,
+      end: at3,
+      text: `${at3 > 0 && text3[at3 - 1] !== "\n" ? "\n" : ""}${indent2}${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}
 `
     });
     return edits;
@@ -39914,12 +40036,12 @@ function composedEdits(doc, text3) {
   }
   const last = meta.items[meta.items.length - 1];
   const anchor = last.value ?? last.key;
-  const at = endOfLine(text3, anchor);
+  const at2 = endOfLine(text3, anchor);
   const indent = " ".repeat(column(text3, meta.items[0]?.key?.range?.[0] ?? 0));
   edits.push({
-    at,
-    end: at,
-    text: `${at > 0 && text3[at - 1] !== "\n" ? "\n" : ""}${indent}annotations:
+    at: at2,
+    end: at2,
+    text: `${at2 > 0 && text3[at2 - 1] !== "\n" ? "\n" : ""}${indent}annotations:
 ${indent}  ${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}
 `
   });
@@ -39929,7 +40051,7 @@ function identifierOf(group2, kind, identity4) {
   return `${group2}|${kind}|${identity4.namespace || "default"}|${identity4.name}`;
 }
 function identityOfIdentifier(annotations, group2, kind) {
-  if (!(0, import_yaml16.isMap)(annotations)) return void 0;
+  if (!(0, import_yaml17.isMap)(annotations)) return void 0;
   const parts = str3(pairOf(annotations, UPSTREAM_IDENTIFIER_ANNOTATION)?.value)?.split("|");
   if (parts?.length !== 4 || parts[0] !== group2 || parts[1] !== kind) return void 0;
   return { namespace: parts[2] === "default" ? "" : parts[2], name: parts[3] };
@@ -39946,39 +40068,39 @@ function flowMetadataEdits(text3, root, meta, group2, kind, current) {
   if (end === void 0) return [];
   const nl = text3.indexOf("\n", end);
   const lineEnd = nl < 0 ? text3.length : nl;
-  const afterValue = text3.slice(end, lineEnd);
-  const hash = afterValue.indexOf("#");
+  const afterValue2 = text3.slice(end, lineEnd);
+  const hash = afterValue2.indexOf("#");
   const annPair = pairOf(meta, "annotations");
-  const commented = parseMergeComment(hash >= 0 ? afterValue.slice(hash) : void 0);
+  const commented = parseMergeComment(hash >= 0 ? afterValue2.slice(hash) : void 0);
   const identity4 = commented ?? identityOfIdentifier(annPair?.value, group2, kind) ?? current;
   const edits = [];
   if (!commented && !root.flow) {
     const comment = `# ${MERGE_COMMENT_PREFIX} ${identity4.namespace}/${identity4.name}`;
     if (hash >= 0) edits.push({ at: end + hash, end: lineEnd, text: comment });
-    else edits.push({ at: end + afterValue.replace(/[ \t]+$/, "").length, end: lineEnd, text: ` ${comment}` });
+    else edits.push({ at: end + afterValue2.replace(/[ \t]+$/, "").length, end: lineEnd, text: ` ${comment}` });
   }
   const id = identifierOf(group2, kind, identity4);
   if (!annPair) {
-    const at = afterLastFlowItem(meta);
-    return at === void 0 ? [] : [...edits, { at, end: at, text: `, annotations: {${identifierLine(id)}}` }];
+    const at2 = afterLastFlowItem(meta);
+    return at2 === void 0 ? [] : [...edits, { at: at2, end: at2, text: `, annotations: {${identifierLine(id)}}` }];
   }
   const annotation = flowAnnotationEdits(text3, annPair, id, "flow");
   return annotation ? [...edits, ...annotation] : [];
 }
 function flowAnnotationEdits(text3, annPair, id, style) {
   const ann = annPair.value;
-  if ((0, import_yaml16.isMap)(ann) && ann.items.length > 0) {
+  if ((0, import_yaml17.isMap)(ann) && ann.items.length > 0) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
       if (str3(v) === id) return [];
       return v?.range && v.range[1] > v.range[0] ? [{ at: v.range[0], end: v.range[1], text: quote(id) }] : void 0;
     }
-    const at = afterLastFlowItem(ann);
-    return at === void 0 ? void 0 : [{ at, end: at, text: `, ${identifierLine(id)}` }];
+    const at2 = afterLastFlowItem(ann);
+    return at2 === void 0 ? void 0 : [{ at: at2, end: at2, text: `, ${identifierLine(id)}` }];
   }
-  const isNull3 = ann === null || (0, import_yaml16.isScalar)(ann) && (ann.value === null || ann.value === void 0);
-  if (!isNull3 && !(0, import_yaml16.isMap)(ann)) return void 0;
+  const isNull3 = ann === null || (0, import_yaml17.isScalar)(ann) && (ann.value === null || ann.value === void 0);
+  if (!isNull3 && !(0, import_yaml17.isMap)(ann)) return void 0;
   const key = annPair.key;
   const colon = text3.indexOf(":", key.range?.[1] ?? 0);
   if (colon < 0) return void 0;
@@ -40086,6 +40208,36 @@ function parseKrmIgnore(text3) {
 }
 
 // ../kptfile-model/src/resources.ts
+function scansAsKrmObject(text3) {
+  const docs = scanStream(text3);
+  const root = docs?.length === 1 ? docs[0].root : void 0;
+  const isString2 = (key) => {
+    const v = scannedPair(root, key)?.value;
+    return v?.kind === "scalar" && v.str !== null;
+  };
+  return root !== void 0 && isString2("apiVersion") && isString2("kind");
+}
+function scannedResource2(file, index, text3) {
+  let parsed;
+  const parse4 = () => {
+    if (!parsed) {
+      const document = parseYamlDocument(text3);
+      parsed = { document, object: yamlDocumentValue(document, file, index) };
+    }
+    return parsed;
+  };
+  return {
+    file,
+    index,
+    text: text3,
+    get object() {
+      return parse4().object;
+    },
+    get document() {
+      return parse4().document;
+    }
+  };
+}
 function isKrmObject(v) {
   if (!v || typeof v !== "object" || Array.isArray(v)) return false;
   const o = v;
@@ -40106,6 +40258,11 @@ function parseResources(path, text3, issues) {
     const bodyLines = linesBefore;
     linesBefore += countLines(chunk.body);
     if (!chunkHasContent(chunk.body)) continue;
+    if (scansAsKrmObject(chunk.body)) {
+      out.push(scannedResource2(path, index, chunk.body));
+      index++;
+      continue;
+    }
     const document = parseYamlDocument(chunk.body);
     const e = document.errors[0];
     if (e) {
@@ -40711,7 +40868,7 @@ function sweepAbandonedWork(root = realpathSync2(tmpdir2())) {
 }
 
 // ../kptfile-model/src/package-context.ts
-var import_yaml17 = __toESM(require_dist(), 1);
+var import_yaml18 = __toESM(require_dist(), 1);
 var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
 var PACKAGE_CONTEXT_FILE = "package-context.yaml";
 var RESERVED_PACKAGE_CONTEXT_KEYS = ["name", "package-path"];
@@ -40728,7 +40885,7 @@ function packageContextConfigMap(packageName, data = {}) {
       ""
     ].join("\n")
   );
-  const map = new import_yaml17.YAMLMap();
+  const map = new import_yaml18.YAMLMap();
   map.set("name", packageName);
   for (const [k, v] of Object.entries(data)) if (k !== "name") map.set(k, v);
   doc.set("data", map);
@@ -40746,9 +40903,9 @@ function editPackageContext(text3, edit) {
     ]);
   let data = doc.get("data", true);
   let changed = false;
-  if (!(0, import_yaml17.isMap)(data)) {
+  if (!(0, import_yaml18.isMap)(data)) {
     if (!edit.set || Object.keys(edit.set).length === 0) return text3;
-    data = new import_yaml17.YAMLMap();
+    data = new import_yaml18.YAMLMap();
     doc.set("data", data);
     changed = true;
   }
@@ -45222,17 +45379,17 @@ function baseEnvironment(withRepository) {
 }
 var environments = { full: baseEnvironment(true), repoExpr: baseEnvironment(false) };
 function position2(source, offset) {
-  const at = Math.max(0, Math.min(offset ?? 0, source.length));
-  const before = source.slice(0, at);
+  const at2 = Math.max(0, Math.min(offset ?? 0, source.length));
+  const before = source.slice(0, at2);
   const line = before.split("\n").length;
-  const column2 = at - (before.lastIndexOf("\n") + 1) + 1;
+  const column2 = at2 - (before.lastIndexOf("\n") + 1) + 1;
   return `${line}:${column2}`;
 }
 function describeCelError(source, error2) {
   const e = error2 ?? {};
   const summary2 = e.summary ?? (e.message ?? String(error2)).split("\n")[0] ?? "";
   const offset = e.range?.start ?? e.node?.start ?? e.node?.pos;
-  const at = position2(source, offset);
+  const at2 = position2(source, offset);
   let text3 = summary2;
   let match;
   if (e.code === "unknown_variable") {
@@ -45243,7 +45400,7 @@ function describeCelError(source, error2) {
   } else if (e.name === "ParseError") {
     text3 = `Syntax error: ${summary2}`;
   }
-  return `ERROR: <input>:${at}: ${text3}`;
+  return `ERROR: <input>:${at2}: ${text3}`;
 }
 var CEL_BUDGET = {
   /** AST nodes evaluated, comprehension steps included. */
@@ -45750,10 +45907,10 @@ function expandPackageVariantSet(pvs, options) {
   const missingReported = /* @__PURE__ */ new Set();
   for (const target of targets.value) {
     if (target.repositoryIndex !== void 0 && !findRepository2(target.repoDefault, namespace)) {
-      const at = `spec.targets[${target.targetIndex}].repositories[${target.repositoryIndex}]`;
-      if (!missingReported.has(at)) {
-        errors.push(`${at}: Repository "${target.repoDefault}" does not exist in namespace "${namespace}" (none among the objects given)`);
-        missingReported.add(at);
+      const at2 = `spec.targets[${target.targetIndex}].repositories[${target.repositoryIndex}]`;
+      if (!missingReported.has(at2)) {
+        errors.push(`${at2}: Repository "${target.repoDefault}" does not exist in namespace "${namespace}" (none among the objects given)`);
+        missingReported.add(at2);
       }
       continue;
     }
@@ -45794,11 +45951,11 @@ function expandPackageVariantSet(pvs, options) {
 }
 
 // ../variant-engine/src/mutations/injection.ts
-var import_yaml19 = __toESM(require_dist(), 1);
+var import_yaml20 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/mutations/package-files.ts
 init_src();
-var import_yaml18 = __toESM(require_dist(), 1);
+var import_yaml19 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError {
   name = "VariantMutationError";
   constructor(code7, message2, file, path) {
@@ -45872,7 +46029,7 @@ var PackageDocuments = class {
     for (const f of this.pkg.ownFiles().files) {
       if (!isKrmFile(f.path) || f.path === "Kptfile" || this.has(f.path) || ignore?.ignores(f.path)) continue;
       parseYamlStream(f.text).forEach((doc, index) => {
-        if (doc.errors.length === 0 && (0, import_yaml18.isScalar)(doc.contents) && doc.contents.value !== null) {
+        if (doc.errors.length === 0 && (0, import_yaml19.isScalar)(doc.contents) && doc.contents.value !== null) {
           throw new VariantMutationError(
             "not-a-krm-object",
             `${f.path}: failed to extract objects: document ${index + 1} is a scalar, not a KRM object`,
@@ -45893,8 +46050,8 @@ var PackageDocuments = class {
       if (!isKrmFile(file) || only && !only.has(file)) continue;
       this.documents(file).forEach((doc, index) => {
         if (doc.contents === null) return;
-        if (!(0, import_yaml18.isMap)(doc.contents)) {
-          const what = (0, import_yaml18.isSeq)(doc.contents) ? "a list" : (0, import_yaml18.isScalar)(doc.contents) ? "a scalar" : "not a mapping";
+        if (!(0, import_yaml19.isMap)(doc.contents)) {
+          const what = (0, import_yaml19.isSeq)(doc.contents) ? "a list" : (0, import_yaml19.isScalar)(doc.contents) ? "a scalar" : "not a mapping";
           throw new VariantMutationError(
             "not-a-krm-object",
             `${file}: failed to extract objects: document ${index + 1} is ${what}, not a KRM object`,
@@ -45917,6 +46074,7 @@ var PackageDocuments = class {
     this.files();
     const out = /* @__PURE__ */ new Set(["Kptfile", ...this.parsed.keys()]);
     for (const r of this.pkg.resources()) {
+      if (!r.text.includes(key) && !r.text.includes("\\")) continue;
       const annotations = r.object["metadata"]?.annotations;
       if (annotations?.[key] !== void 0 && annotations[key] !== null) out.add(r.file);
     }
@@ -45970,13 +46128,13 @@ ${text3}`;
 }
 function annotationsOf(doc, create) {
   const existing = doc.getIn(["metadata", "annotations"]);
-  if ((0, import_yaml18.isMap)(existing)) return existing;
+  if ((0, import_yaml19.isMap)(existing)) return existing;
   if (!create) return void 0;
   doc.setIn(["metadata", "annotations"], doc.createNode({}));
   return doc.getIn(["metadata", "annotations"]);
 }
 function stringAt(node) {
-  if ((0, import_yaml18.isScalar)(node)) return node.value === null || node.value === void 0 ? void 0 : String(node.value);
+  if ((0, import_yaml19.isScalar)(node)) return node.value === null || node.value === void 0 ? void 0 : String(node.value);
   return typeof node === "string" ? node : void 0;
 }
 
@@ -46108,26 +46266,26 @@ function setInjectionPointConditionsAndGates(kptfile, points) {
   if (points.length === 0) return;
   const existingGates = kptfile.getIn(["info", "readinessGates"]);
   const gates = /* @__PURE__ */ new Set();
-  if ((0, import_yaml19.isSeq)(existingGates)) {
-    for (const g of existingGates.items) if ((0, import_yaml19.isMap)(g)) gates.add(stringAt(g.get("conditionType", true)) ?? "");
+  if ((0, import_yaml20.isSeq)(existingGates)) {
+    for (const g of existingGates.items) if ((0, import_yaml20.isMap)(g)) gates.add(stringAt(g.get("conditionType", true)) ?? "");
   }
   for (const p of points) if (p.required) gates.add(p.conditionType);
   if (gates.size > 0) {
     const sorted = [...gates].sort(byteOrder2);
-    const unchanged2 = (0, import_yaml19.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml19.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
+    const unchanged2 = (0, import_yaml20.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml20.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
     if (!unchanged2) kptfile.setIn(["info", "readinessGates"], kptfile.createNode(sorted.map((conditionType) => ({ conditionType }))));
   }
   const existing = kptfile.getIn(["status", "conditions"]);
   const byType = /* @__PURE__ */ new Map();
-  if ((0, import_yaml19.isSeq)(existing)) {
-    for (const c of existing.items) if ((0, import_yaml19.isMap)(c)) byType.set(stringAt(c.get("type", true)) ?? "", c);
+  if ((0, import_yaml20.isSeq)(existing)) {
+    for (const c of existing.items) if ((0, import_yaml20.isMap)(c)) byType.set(stringAt(c.get("type", true)) ?? "", c);
   }
   for (const p of points) {
     const c = injectionCondition(p);
     byType.set(c.type, kptfile.createNode({ type: c.type, status: c.status, message: c.message, reason: c.reason }));
   }
   const items = [...byType.keys()].sort(byteOrder2).map((k) => byType.get(k));
-  if ((0, import_yaml19.isSeq)(existing)) existing.items = items;
+  if ((0, import_yaml20.isSeq)(existing)) existing.items = items;
   else kptfile.setIn(["status", "conditions"], kptfile.createNode(items));
 }
 function ensureConfigInjection(pkg, pv, objects) {
@@ -46145,7 +46303,7 @@ function ensureConfigInjection(pkg, pv, objects) {
 }
 
 // ../variant-engine/src/mutations/package-context.ts
-var import_yaml20 = __toESM(require_dist(), 1);
+var import_yaml21 = __toESM(require_dist(), 1);
 function ensurePackageContext(pkg, pv, packageName = "") {
   const ctx = pv.spec?.packageContext;
   const data = ctx?.data ?? {};
@@ -46160,7 +46318,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
     );
   }
   const docs = pkg.documents(PACKAGE_CONTEXT_FILE);
-  const configMaps = docs.filter((d) => (0, import_yaml20.isMap)(d.contents) && d.get("kind") === "ConfigMap");
+  const configMaps = docs.filter((d) => (0, import_yaml21.isMap)(d.contents) && d.get("kind") === "ConfigMap");
   if (configMaps.length === 0) {
     throw new VariantMutationError(
       "invalid-package-context",
@@ -46177,7 +46335,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
     );
   }
   const dataNode = cm.get("data", true);
-  if (!(0, import_yaml20.isMap)(dataNode)) {
+  if (!(0, import_yaml21.isMap)(dataNode)) {
     throw new VariantMutationError(
       "invalid-package-context",
       `${PACKAGE_CONTEXT_FILE}: ConfigMap "${PACKAGE_CONTEXT_NAME}" has no data field`,
@@ -46185,12 +46343,12 @@ function ensurePackageContext(pkg, pv, packageName = "") {
       ".data"
     );
   }
-  const keyOf5 = (p) => (0, import_yaml20.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+  const keyOf5 = (p) => (0, import_yaml21.isScalar)(p.key) ? String(p.key.value) : String(p.key);
   const added = [];
   for (const key of Object.keys(data)) {
-    const pair = dataNode.items.find((p) => (0, import_yaml20.isPair)(p) && keyOf5(p) === key);
+    const pair = dataNode.items.find((p) => (0, import_yaml21.isPair)(p) && keyOf5(p) === key);
     if (pair) {
-      if ((0, import_yaml20.isScalar)(pair.value)) pair.value.value = data[key];
+      if ((0, import_yaml21.isScalar)(pair.value)) pair.value.value = data[key];
       else pair.value = cm.createNode(data[key]);
     } else {
       added.push(key);
@@ -46204,7 +46362,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
 }
 
 // ../variant-engine/src/mutations/pipeline.ts
-var import_yaml21 = __toESM(require_dist(), 1);
+var import_yaml22 = __toESM(require_dist(), 1);
 var PREFIX = "PackageVariant";
 function generatePVFuncName(funcName, pvName, pos) {
   return `${PREFIX}.${pvName}.${funcName}.${pos}`;
@@ -46228,36 +46386,36 @@ function orderedFunction(fn3, name2) {
 }
 function ensureKRMFunctionsInKptfile(kptfile, pv) {
   const pvName = pv.metadata?.name ?? "";
-  if (!(0, import_yaml21.isMap)(kptfile.contents)) throw new VariantMutationError("not-a-krm-object", "Kptfile: not a KRM object", "Kptfile");
+  if (!(0, import_yaml22.isMap)(kptfile.contents)) throw new VariantMutationError("not-a-krm-object", "Kptfile: not a KRM object", "Kptfile");
   let pipeline = kptfile.get("pipeline", true);
-  if (pipeline !== void 0 && pipeline !== null && !(0, import_yaml21.isMap)(pipeline)) {
+  if (pipeline !== void 0 && pipeline !== null && !(0, import_yaml22.isMap)(pipeline)) {
     throw new VariantMutationError("wrong-type", "Kptfile: pipeline: expected a map", "Kptfile", ".pipeline");
   }
   for (const list2 of ["validators", "mutators"]) {
-    const existing = (0, import_yaml21.isMap)(pipeline) ? pipeline.get(list2, true) : void 0;
-    if (existing !== void 0 && existing !== null && !(0, import_yaml21.isSeq)(existing)) {
+    const existing = (0, import_yaml22.isMap)(pipeline) ? pipeline.get(list2, true) : void 0;
+    if (existing !== void 0 && existing !== null && !(0, import_yaml22.isSeq)(existing)) {
       throw new VariantMutationError("wrong-type", `Kptfile: pipeline.${list2}: expected a list`, "Kptfile", `.pipeline.${list2}`);
     }
-    const kept = ((0, import_yaml21.isSeq)(existing) ? existing.items : []).filter(
-      (item2) => !((0, import_yaml21.isMap)(item2) && isPackageVariantFunc({ name: stringAt(item2.get("name", true)) }, pvName))
+    const kept = ((0, import_yaml22.isSeq)(existing) ? existing.items : []).filter(
+      (item2) => !((0, import_yaml22.isMap)(item2) && isPackageVariantFunc({ name: stringAt(item2.get("name", true)) }, pvName))
     );
     const generated = (pv.spec?.pipeline?.[list2] ?? []).map(
       (fn3, i) => kptfile.createNode(orderedFunction(fn3, generatePVFuncName(pipelineFunctionLabel(fn3), pvName, i)))
     );
     const items = [...generated, ...kept];
     if (items.length === 0) {
-      if ((0, import_yaml21.isMap)(pipeline)) pipeline.delete(list2);
+      if ((0, import_yaml22.isMap)(pipeline)) pipeline.delete(list2);
       continue;
     }
-    if (!(0, import_yaml21.isMap)(pipeline)) {
-      pipeline = new import_yaml21.YAMLMap();
+    if (!(0, import_yaml22.isMap)(pipeline)) {
+      pipeline = new import_yaml22.YAMLMap();
       kptfile.set("pipeline", pipeline);
     }
-    const seq = (0, import_yaml21.isSeq)(existing) ? existing : new import_yaml21.YAMLSeq();
+    const seq = (0, import_yaml22.isSeq)(existing) ? existing : new import_yaml22.YAMLSeq();
     seq.items = items;
-    if (!(0, import_yaml21.isSeq)(existing)) pipeline.set(list2, seq);
+    if (!(0, import_yaml22.isSeq)(existing)) pipeline.set(list2, seq);
   }
-  if ((0, import_yaml21.isMap)(pipeline) && pipeline.items.length === 0) kptfile.delete("pipeline");
+  if ((0, import_yaml22.isMap)(pipeline) && pipeline.items.length === 0) kptfile.delete("pipeline");
 }
 function ensureKRMFunctions(pkg, pv) {
   if (!pkg.has("Kptfile")) throw new VariantMutationError("missing-file", "Kptfile not found in the package", "Kptfile");
@@ -46380,16 +46538,16 @@ init_src();
 import { join as join9 } from "node:path";
 
 // ../fn-render/src/items.ts
-var import_yaml22 = __toESM(require_dist(), 1);
+var import_yaml23 = __toESM(require_dist(), 1);
 var isPlain = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function parseResource(text3, parsed) {
   const doc = parsed ?? parseYamlDocument(text3);
   const visit3 = (node) => {
-    if ((0, import_yaml22.isSeq)(node)) for (const el of node.items) visit3(el);
-    if (!(0, import_yaml22.isMap)(node)) return;
+    if ((0, import_yaml23.isSeq)(node)) for (const el of node.items) visit3(el);
+    if (!(0, import_yaml23.isMap)(node)) return;
     for (const pair of node.items) {
       const value2 = pair.value;
-      if ((0, import_yaml22.isScalar)(pair.key) && (0, import_yaml22.isCollection)(value2) && value2.commentBefore && pair.key.range) {
+      if ((0, import_yaml23.isScalar)(pair.key) && (0, import_yaml23.isCollection)(value2) && value2.commentBefore && pair.key.range) {
         const end = text3.indexOf("\n", pair.key.range[1]);
         const line = text3.slice(pair.key.range[1], end < 0 ? text3.length : end);
         const [first, ...rest] = value2.commentBefore.split("\n");
@@ -46454,10 +46612,10 @@ function identity3(doc) {
 function stringMap(doc, field) {
   const node = doc.getIn(["metadata", field], true);
   const out = {};
-  if (!(0, import_yaml22.isMap)(node)) return out;
+  if (!(0, import_yaml23.isMap)(node)) return out;
   for (const pair of node.items) {
-    const k = (0, import_yaml22.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
-    const v = (0, import_yaml22.isScalar)(pair.value) ? pair.value.value : pair.value;
+    const k = (0, import_yaml23.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+    const v = (0, import_yaml23.isScalar)(pair.value) ? pair.value.value : pair.value;
     out[k] = v === null || v === void 0 ? "" : String(v);
   }
   return out;
@@ -46489,14 +46647,14 @@ function snapshot2(items) {
   }
   return out;
 }
-var isMap20 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isMap21 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function namesOf(list2) {
-  const names2 = list2.map((i) => isMap20(i) && typeof i.name === "string" ? i.name : void 0);
+  const names2 = list2.map((i) => isMap21(i) && typeof i.name === "string" ? i.name : void 0);
   if (names2.some((n) => n === void 0) || new Set(names2).size !== names2.length) return void 0;
   return names2;
 }
 function fieldChanges(a, b, path = []) {
-  if (isMap20(a) && isMap20(b)) {
+  if (isMap21(a) && isMap21(b)) {
     const out = [];
     for (const key of /* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])) out.push(...fieldChanges(a[key], b[key], [...path, key]));
     return out;
@@ -46534,10 +46692,10 @@ function changesBetween(before, after) {
 import { posix as posix2 } from "node:path";
 
 // ../fn-render/src/builtins/apply-replacements.ts
-var import_yaml24 = __toESM(require_dist(), 1);
+var import_yaml25 = __toESM(require_dist(), 1);
 
 // ../fn-render/src/builtins/fields.ts
-var import_yaml23 = __toESM(require_dist(), 1);
+var import_yaml24 = __toESM(require_dist(), 1);
 var BuiltinConfigError = class extends Error {
 };
 function specApplies(doc, spec) {
@@ -46551,19 +46709,19 @@ function mapsAt(doc, path, create) {
   const segments = path.split("/").filter((s) => s !== "");
   const out = [];
   const walk = (node, i) => {
-    if ((0, import_yaml23.isSeq)(node)) {
+    if ((0, import_yaml24.isSeq)(node)) {
       for (const el of node.items) walk(el, i);
       return;
     }
-    if (!(0, import_yaml23.isMap)(node)) return;
+    if (!(0, import_yaml24.isMap)(node)) return;
     if (i === segments.length) {
       out.push(node);
       return;
     }
     const seg = segments[i].replace(/\[\]$/, "");
     let child = node.get(seg, true);
-    if ((child === void 0 || (0, import_yaml23.isScalar)(child) && child.value === null) && create && !segments[i]?.endsWith("[]")) {
-      child = new import_yaml23.YAMLMap();
+    if ((child === void 0 || (0, import_yaml24.isScalar)(child) && child.value === null) && create && !segments[i]?.endsWith("[]")) {
+      child = new import_yaml24.YAMLMap();
       node.set(seg, child);
     }
     walk(child, i + 1);
@@ -46654,33 +46812,33 @@ function nodesAt(doc, fieldPath3, create) {
     const seg = segs[i];
     const bracket = /^\[(.*)\]$/.exec(seg);
     if (bracket) {
-      if (!(0, import_yaml24.isSeq)(node)) return;
+      if (!(0, import_yaml25.isSeq)(node)) return;
       const inner = bracket[1];
       const eq = inner.indexOf("=");
       if (eq >= 0) {
         const [k, v] = [inner.slice(0, eq), inner.slice(eq + 1)];
         node.items.forEach((el, idx) => {
-          if ((0, import_yaml24.isMap)(el) && String(el.get(k)) === v) walk(el, i + 1, node, idx);
+          if ((0, import_yaml25.isMap)(el) && String(el.get(k)) === v) walk(el, i + 1, node, idx);
         });
       } else if (/^\d+$/.test(inner)) walk(node.items[Number(inner)], i + 1, node, Number(inner));
       return;
     }
-    if (seg === "*" && (0, import_yaml24.isSeq)(node)) {
+    if (seg === "*" && (0, import_yaml25.isSeq)(node)) {
       node.items.forEach((el, idx) => walk(el, i + 1, node, idx));
       return;
     }
-    if ((0, import_yaml24.isSeq)(node) && /^\d+$/.test(seg)) {
+    if ((0, import_yaml25.isSeq)(node) && /^\d+$/.test(seg)) {
       walk(node.items[Number(seg)], i + 1, node, Number(seg));
       return;
     }
-    if (!(0, import_yaml24.isMap)(node)) return;
+    if (!(0, import_yaml25.isMap)(node)) return;
     let child = node.get(seg, true);
     if (child === void 0 && create) {
       if (i === segs.length - 1) {
         out.push({ parent: node, key: seg });
         return;
       }
-      child = /^\[/.test(segs[i + 1] ?? "") ? new import_yaml24.YAMLSeq() : new import_yaml24.YAMLMap();
+      child = /^\[/.test(segs[i + 1] ?? "") ? new import_yaml25.YAMLSeq() : new import_yaml25.YAMLMap();
       node.set(seg, child);
     }
     if (child === void 0) return;
@@ -46712,12 +46870,12 @@ var applyReplacements = ({ items, config }) => {
     let value2 = getValue(parent, key);
     const so = r.source.options;
     if (so?.delimiter) {
-      if (!(0, import_yaml24.isScalar)(value2)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
+      if (!(0, import_yaml25.isScalar)(value2)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
       const parts = String(value2.value).split(so.delimiter);
       const idx = so.index ?? 0;
       if (idx < 0 || idx >= parts.length)
         throw new BuiltinConfigError(`replacements[${n}]: options.index ${idx} is out of bounds for value ${String(value2.value)}`);
-      value2 = new import_yaml24.Document(parts[idx], yamlDocumentOptions).contents;
+      value2 = new import_yaml25.Document(parts[idx], yamlDocumentOptions).contents;
     }
     for (const target of r.targets ?? []) {
       if (!target.select) throw new BuiltinConfigError(`replacements[${n}]: target must specify resources to select`);
@@ -46731,9 +46889,9 @@ var applyReplacements = ({ items, config }) => {
             const current = getValue(place.parent, place.key);
             let next = value2.clone ? value2.clone() : value2;
             if (to.delimiter) {
-              if (!(0, import_yaml24.isScalar)(value2))
+              if (!(0, import_yaml25.isScalar)(value2))
                 throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
-              const parts = (0, import_yaml24.isScalar)(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
+              const parts = (0, import_yaml25.isScalar)(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
               const idx = to.index ?? 0;
               const v = String(value2.value);
               if (idx < 0) parts.unshift(v);
@@ -46741,8 +46899,8 @@ var applyReplacements = ({ items, config }) => {
               else parts[idx] = v;
               next = parts.join(to.delimiter);
             }
-            if ((0, import_yaml24.isScalar)(current) && (0, import_yaml24.isScalar)(next)) current.value = next.value;
-            else if ((0, import_yaml24.isScalar)(current) && typeof next === "string") current.value = next;
+            if ((0, import_yaml25.isScalar)(current) && (0, import_yaml25.isScalar)(next)) current.value = next.value;
+            else if ((0, import_yaml25.isScalar)(current) && typeof next === "string") current.value = next;
             else place.parent.set(place.key, next);
           }
         }
@@ -46753,7 +46911,7 @@ var applyReplacements = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/apply-setters.ts
-var import_yaml25 = __toESM(require_dist(), 1);
+var import_yaml26 = __toESM(require_dist(), 1);
 var MARKER2 = /^\s*kpt-set:\s*(.+?)\s*$/;
 var SETTER = /\$\{([^}]+)\}/g;
 function setterPattern(comment) {
@@ -46780,21 +46938,21 @@ var applySetters = ({ items, config }) => {
   const results = [];
   for (const item2 of items) {
     const visit3 = (node, path, keyComment) => {
-      if ((0, import_yaml25.isScalar)(node)) {
+      if ((0, import_yaml26.isScalar)(node)) {
         const pattern = setterPattern(node.comment) ?? setterPattern(keyComment);
         if (pattern === void 0) return;
         const next = expand(pattern, values);
         if (next === void 0 || String(node.value ?? "") === next) return;
         setScalarText(node, next);
         results.push(resultFor(item2, `set field value to ${JSON.stringify(next)}`, "info", path));
-      } else if ((0, import_yaml25.isSeq)(node)) {
+      } else if ((0, import_yaml26.isSeq)(node)) {
         const pattern = setterPattern(node.commentBefore) ?? setterPattern(keyComment);
         const whole = pattern === void 0 ? void 0 : /^\$\{([^}]+)\}$/.exec(pattern);
         if (whole) {
           const v = values[whole[1]];
           if (v !== void 0) {
             const parsed = parseYamlDocument(v).contents;
-            if (!(0, import_yaml25.isSeq)(parsed))
+            if (!(0, import_yaml26.isSeq)(parsed))
               throw new BuiltinConfigError(
                 `setter ${JSON.stringify(whole[1])} marks the list ${path} of ${item2.path}: its value must be a YAML list`
               );
@@ -46806,10 +46964,10 @@ var applySetters = ({ items, config }) => {
           }
         }
         node.items.forEach((el, i) => visit3(el, `${path}[${i}]`));
-      } else if ((0, import_yaml25.isMap)(node)) {
+      } else if ((0, import_yaml26.isMap)(node)) {
         for (const pair of node.items) {
-          const key = (0, import_yaml25.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
-          visit3(pair.value, path === "" ? key : `${path}.${key}`, (0, import_yaml25.isScalar)(pair.key) ? pair.key.comment : void 0);
+          const key = (0, import_yaml26.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+          visit3(pair.value, path === "" ? key : `${path}.${key}`, (0, import_yaml26.isScalar)(pair.key) ? pair.key.comment : void 0);
         }
       }
     };
@@ -46819,7 +46977,7 @@ var applySetters = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/search-replace.ts
-var import_yaml26 = __toESM(require_dist(), 1);
+var import_yaml27 = __toESM(require_dist(), 1);
 var MATCHERS = ["by-path", "by-value", "by-value-regex", "by-file-path"];
 var PUTS = ["put-value", "put-comment"];
 function tokens(path) {
@@ -46915,11 +47073,11 @@ var searchReplace = ({ items, config }) => {
       } else results.push(resultFor(item2, "Matched field", "info", path));
     };
     const walk = (node, path) => {
-      if ((0, import_yaml26.isMap)(node)) {
-        for (const pair of node.items) walk(pair.value, [...path, (0, import_yaml26.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key)]);
-      } else if ((0, import_yaml26.isSeq)(node)) {
+      if ((0, import_yaml27.isMap)(node)) {
+        for (const pair of node.items) walk(pair.value, [...path, (0, import_yaml27.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key)]);
+      } else if ((0, import_yaml27.isSeq)(node)) {
         node.items.forEach((el, i) => walk(el, [...path, `[${i}]`]));
-      } else if ((0, import_yaml26.isScalar)(node)) {
+      } else if ((0, import_yaml27.isScalar)(node)) {
         if (byPath2 && !pathMatches(byPath2, path)) return;
         const text3 = node.value === null ? "" : String(node.value);
         if (byValue !== void 0 && text3 !== byValue) return;
@@ -46933,7 +47091,7 @@ var searchReplace = ({ items, config }) => {
     if (plainPath && byPath2 && putValue !== void 0 && byValue === void 0 && !byRegex && !item2.doc.hasIn(byPath2)) {
       item2.doc.setIn(byPath2, putValue);
       const n = item2.doc.getIn(byPath2, true);
-      if ((0, import_yaml26.isScalar)(n)) setScalarText(n, putValue);
+      if ((0, import_yaml27.isScalar)(n)) setScalarText(n, putValue);
       results.push(resultFor(item2, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath2.join(".")));
     }
   }
@@ -46973,12 +47131,12 @@ var setAnnotations = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/set-image.ts
-var import_yaml27 = __toESM(require_dist(), 1);
+var import_yaml28 = __toESM(require_dist(), 1);
 var CONTAINER_LISTS = /* @__PURE__ */ new Set(["containers", "initContainers", "ephemeralContainers"]);
 function splitImage(image) {
-  const at = image.indexOf("@");
-  const digest2 = at >= 0 ? image.slice(at + 1) : void 0;
-  const rest = at >= 0 ? image.slice(0, at) : image;
+  const at2 = image.indexOf("@");
+  const digest2 = at2 >= 0 ? image.slice(at2 + 1) : void 0;
+  const rest = at2 >= 0 ? image.slice(0, at2) : image;
   const slash = rest.lastIndexOf("/");
   const colon = rest.lastIndexOf(":");
   const tag2 = colon > slash ? rest.slice(colon + 1) : void 0;
@@ -47006,7 +47164,7 @@ var setImage = ({ items, config }) => {
   const results = [];
   for (const item2 of items) {
     const update = (node, path) => {
-      if (!(0, import_yaml27.isScalar)(node) || typeof node.value !== "string") return;
+      if (!(0, import_yaml28.isScalar)(node) || typeof node.value !== "string") return;
       const old = splitImage(node.value);
       if (old.name !== name2) return;
       const base = newName || old.name;
@@ -47016,17 +47174,17 @@ var setImage = ({ items, config }) => {
       node.value = next;
     };
     const walk = (node, path) => {
-      if ((0, import_yaml27.isMap)(node)) {
+      if ((0, import_yaml28.isMap)(node)) {
         for (const pair of node.items) {
-          const key = (0, import_yaml27.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+          const key = (0, import_yaml28.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
           const p = path === "" ? key : `${path}.${key}`;
-          if (CONTAINER_LISTS.has(key) && (0, import_yaml27.isSeq)(pair.value)) {
+          if (CONTAINER_LISTS.has(key) && (0, import_yaml28.isSeq)(pair.value)) {
             pair.value.items.forEach((c, i) => {
-              if ((0, import_yaml27.isMap)(c)) update(c.get("image", true), `${p}[${i}].image`);
+              if ((0, import_yaml28.isMap)(c)) update(c.get("image", true), `${p}[${i}].image`);
             });
           } else walk(pair.value, p);
         }
-      } else if ((0, import_yaml27.isSeq)(node)) node.items.forEach((el, i) => walk(el, `${path}[${i}]`));
+      } else if ((0, import_yaml28.isSeq)(node)) node.items.forEach((el, i) => walk(el, `${path}[${i}]`));
     };
     walk(item2.doc.contents, "");
     for (const f of extra) {
@@ -47103,7 +47261,7 @@ var setLabels = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/set-namespace.ts
-var import_yaml28 = __toESM(require_dist(), 1);
+var import_yaml29 = __toESM(require_dist(), 1);
 var DEPENDS_ON = "config.kubernetes.io/depends-on";
 var DEPENDS_ON_NAMESPACED = /^([^/]*)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)$/;
 function namespaceRefs(doc) {
@@ -47111,7 +47269,7 @@ function namespaceRefs(doc) {
   const id = identity3(doc);
   const scalarAt = (path) => {
     const n = doc.getIn(path, true);
-    return (0, import_yaml28.isScalar)(n) && typeof n.value === "string" ? n : void 0;
+    return (0, import_yaml29.isScalar)(n) && typeof n.value === "string" ? n : void 0;
   };
   const out = [];
   const add = (s, isNamespaceObject = false) => s && out.push({ scalar: s, isNamespaceObject });
@@ -47123,11 +47281,11 @@ function namespaceRefs(doc) {
     if (id.kind !== "ClusterRoleBinding") add(scalarAt(["metadata", "namespace"]));
     if (id.kind === "RoleBinding" || id.kind === "ClusterRoleBinding") {
       const subjects = doc.get("subjects", true);
-      if ((0, import_yaml28.isSeq)(subjects)) {
+      if ((0, import_yaml29.isSeq)(subjects)) {
         for (const s of subjects.items) {
-          if (!(0, import_yaml28.isMap)(s) || s.get("name") !== "default") continue;
+          if (!(0, import_yaml29.isMap)(s) || s.get("name") !== "default") continue;
           const ns = s.get("namespace", true);
-          if ((0, import_yaml28.isScalar)(ns) && typeof ns.value === "string") add(ns);
+          if ((0, import_yaml29.isScalar)(ns) && typeof ns.value === "string") add(ns);
         }
       }
     }
@@ -47226,7 +47384,7 @@ function builtinName(image) {
 }
 
 // ../fn-render/src/resource-list.ts
-var import_yaml29 = __toESM(require_dist(), 1);
+var import_yaml30 = __toESM(require_dist(), 1);
 var PATH_ANNOTATION = "config.kubernetes.io/path";
 var INDEX_ANNOTATION = "config.kubernetes.io/index";
 var INTERNAL_PATH_ANNOTATION = "internal.config.kubernetes.io/path";
@@ -47251,15 +47409,15 @@ function treePackage(root, rel) {
   return root === "" ? r : `${root}/${r}`;
 }
 function encodeResourceList(items, functionConfig2, root) {
-  const list2 = new import_yaml29.Document({ apiVersion: "config.kubernetes.io/v1", kind: "ResourceList" }, yamlDocumentOptions);
-  const seq = new import_yaml29.YAMLSeq();
+  const list2 = new import_yaml30.Document({ apiVersion: "config.kubernetes.io/v1", kind: "ResourceList" }, yamlDocumentOptions);
+  const seq = new import_yaml30.YAMLSeq();
   items.forEach((item2, id) => {
     const node = item2.doc.clone().contents;
-    if (!(0, import_yaml29.isMap)(node)) return;
-    const doc = new import_yaml29.Document(null, yamlDocumentOptions);
+    if (!(0, import_yaml30.isMap)(node)) return;
+    const doc = new import_yaml30.Document(null, yamlDocumentOptions);
     doc.contents = node;
-    if (!(0, import_yaml29.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml29.YAMLMap());
-    if (!(0, import_yaml29.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml29.YAMLMap());
+    if (!(0, import_yaml30.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml30.YAMLMap());
+    if (!(0, import_yaml30.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml30.YAMLMap());
     const set2 = (k, v) => doc.setIn(["metadata", "annotations", k], v);
     set2(PATH_ANNOTATION, item2.path);
     set2(INDEX_ANNOTATION, String(item2.index));
@@ -47288,12 +47446,12 @@ function decodeResourceList(text3, inputs, root, pkg) {
     return js.results.filter((x) => typeof x === "object" && x !== null && typeof x.message === "string");
   })();
   const seq = doc.get("items", true);
-  if (seq !== void 0 && seq !== null && !(0, import_yaml29.isSeq)(seq) && !((0, import_yaml29.isScalar)(seq) && seq.value === null))
+  if (seq !== void 0 && seq !== null && !(0, import_yaml30.isSeq)(seq) && !((0, import_yaml30.isScalar)(seq) && seq.value === null))
     throw new ResourceListError("its output has `items` that is not a list");
   const items = [];
-  for (const node of (0, import_yaml29.isSeq)(seq) ? seq.items : []) {
-    if (!(0, import_yaml29.isMap)(node)) throw new ResourceListError("its output has an item that is not a map");
-    const out = new import_yaml29.Document(null, yamlDocumentOptions);
+  for (const node of (0, import_yaml30.isSeq)(seq) ? seq.items : []) {
+    if (!(0, import_yaml30.isMap)(node)) throw new ResourceListError("its output has an item that is not a map");
+    const out = new import_yaml30.Document(null, yamlDocumentOptions);
     out.contents = node;
     const annotations = readAnnotations(out);
     const id = annotations[ID_ANNOTATION];
@@ -47332,40 +47490,40 @@ function copyComments2(from, to) {
   if (!to.comment && from.comment) to.comment = from.comment;
 }
 function restoreNodeComments(from, to) {
-  if (!(0, import_yaml29.isNode)(from) || !(0, import_yaml29.isNode)(to)) return;
+  if (!(0, import_yaml30.isNode)(from) || !(0, import_yaml30.isNode)(to)) return;
   copyComments2(from, to);
-  if ((0, import_yaml29.isMap)(from) && (0, import_yaml29.isMap)(to)) {
+  if ((0, import_yaml30.isMap)(from) && (0, import_yaml30.isMap)(to)) {
     const sources = /* @__PURE__ */ new Map();
-    for (const pair of from.items) if ((0, import_yaml29.isScalar)(pair.key)) sources.set(String(pair.key.value), pair);
+    for (const pair of from.items) if ((0, import_yaml30.isScalar)(pair.key)) sources.set(String(pair.key.value), pair);
     for (const pair of to.items) {
-      const source = (0, import_yaml29.isScalar)(pair.key) ? sources.get(String(pair.key.value)) : void 0;
+      const source = (0, import_yaml30.isScalar)(pair.key) ? sources.get(String(pair.key.value)) : void 0;
       if (!source) continue;
-      if ((0, import_yaml29.isScalar)(source.key) && (0, import_yaml29.isScalar)(pair.key)) copyComments2(source.key, pair.key);
+      if ((0, import_yaml30.isScalar)(source.key) && (0, import_yaml30.isScalar)(pair.key)) copyComments2(source.key, pair.key);
       restoreNodeComments(source.value, pair.value);
     }
-  } else if ((0, import_yaml29.isSeq)(from) && (0, import_yaml29.isSeq)(to)) {
+  } else if ((0, import_yaml30.isSeq)(from) && (0, import_yaml30.isSeq)(to)) {
     to.items.forEach((item2, i) => restoreNodeComments(from.items[i], item2));
   }
 }
 function readAnnotations(doc) {
   const node = doc.getIn(["metadata", "annotations"], true);
   const out = {};
-  if (!(0, import_yaml29.isMap)(node)) return out;
+  if (!(0, import_yaml30.isMap)(node)) return out;
   for (const p of node.items) {
-    const k = (0, import_yaml29.isScalar)(p.key) ? String(p.key.value) : String(p.key);
-    if ((0, import_yaml29.isScalar)(p.value)) out[k] = String(p.value.value);
+    const k = (0, import_yaml30.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+    if ((0, import_yaml30.isScalar)(p.value)) out[k] = String(p.value.value);
   }
   return out;
 }
 function stripAnnotations(doc, input) {
   const node = doc.getIn(["metadata", "annotations"], true);
-  if ((0, import_yaml29.isMap)(node)) {
+  if ((0, import_yaml30.isMap)(node)) {
     for (const k of WIRE_ANNOTATIONS) node.delete(k);
     node.items = node.items.filter((p) => {
-      const k = (0, import_yaml29.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+      const k = (0, import_yaml30.isScalar)(p.key) ? String(p.key.value) : String(p.key);
       return !k.startsWith("internal.config.kubernetes.io/") && !k.startsWith("internal.kpt.dev/");
     });
-    const hadAnnotations = input !== void 0 && (0, import_yaml29.isMap)(input.doc.getIn(["metadata", "annotations"], true));
+    const hadAnnotations = input !== void 0 && (0, import_yaml30.isMap)(input.doc.getIn(["metadata", "annotations"], true));
     if (node.items.length === 0 && !hadAnnotations) doc.deleteIn(["metadata", "annotations"]);
   }
 }
@@ -47972,8 +48130,8 @@ import { createHash as createHash4 } from "node:crypto";
 init_src();
 var RunError = class extends KdeltaError {
   name = "RunError";
-  constructor(code7, message2, at = {}) {
-    super({ code: code7, message: message2, ...at });
+  constructor(code7, message2, at2 = {}) {
+    super({ code: code7, message: message2, ...at2 });
   }
 };
 
@@ -48521,7 +48679,7 @@ function textSettings(type, read) {
     }
   };
 }
-var isMap28 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isMap29 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function runSettingsSource(spec, file) {
   const problems = [];
   const values = {};
@@ -48531,7 +48689,7 @@ function runSettingsSource(spec, file) {
   };
   const raw = { values, originOf };
   if (spec === void 0 || spec === null) return { raw, problems };
-  if (!isMap28(spec)) return { raw, problems: [{ field: "spec", message: "expected a map" }] };
+  if (!isMap29(spec)) return { raw, problems: [{ field: "spec", message: "expected a map" }] };
   const allowed = /* @__PURE__ */ new Map();
   for (const key of SETTING_KEYS) {
     const parts = settingRow(key).field?.split(".") ?? [];
@@ -48549,7 +48707,7 @@ function runSettingsSource(spec, file) {
       if (!fields.includes(k)) problems.push({ field: `spec.${path}`, message: `unknown field (expected one of ${fields.join(", ")})` });
       else if (allowed.has(path)) {
         const inner = map[k];
-        if (isMap28(inner)) readMap2(path, inner);
+        if (isMap29(inner)) readMap2(path, inner);
         else
           problems.push({
             field: `spec.${path}`,
@@ -48562,9 +48720,9 @@ function runSettingsSource(spec, file) {
   for (const key of SETTING_KEYS) {
     const field = settingRow(key).field;
     if (field === void 0) continue;
-    let at = spec;
-    for (const part of field.split(".")) at = isMap28(at) ? at[part] : void 0;
-    if (at !== void 0) values[key] = { value: at, origin: originOf(key) };
+    let at2 = spec;
+    for (const part of field.split(".")) at2 = isMap29(at2) ? at2[part] : void 0;
+    if (at2 !== void 0) values[key] = { value: at2, origin: originOf(key) };
   }
   return { raw, problems };
 }
@@ -48572,9 +48730,9 @@ var optionPath = (key) => settingRow(key).field ?? key;
 function optionSettings(options) {
   const values = {};
   for (const key of SETTING_KEYS) {
-    let at = options;
-    for (const part of optionPath(key).split(".")) at = isMap28(at) ? at[part] : void 0;
-    if (at !== void 0) values[key] = { value: at, origin: { type: "option", name: optionPath(key) } };
+    let at2 = options;
+    for (const part of optionPath(key).split(".")) at2 = isMap29(at2) ? at2[part] : void 0;
+    if (at2 !== void 0) values[key] = { value: at2, origin: { type: "option", name: optionPath(key) } };
   }
   return { values, originOf: (key) => ({ type: "option", name: optionPath(key) }) };
 }
@@ -48607,8 +48765,8 @@ function issueLine(text3, issue2) {
     for (let n = path.length; n > 0; n--) {
       const rest = path.slice(n);
       const dotted = rest.length > 1 && rest.every((p) => typeof p === "string") ? [...path.slice(0, n), rest.join(".")] : void 0;
-      for (const at of dotted ? [dotted, path.slice(0, n)] : [path.slice(0, n)]) {
-        const node = doc.getIn(at, true);
+      for (const at2 of dotted ? [dotted, path.slice(0, n)] : [path.slice(0, n)]) {
+        const node = doc.getIn(at2, true);
         if (node && typeof node === "object" && node.range) return lineOf2(text3, node.range[0]);
       }
     }
@@ -48673,9 +48831,9 @@ function parseDuration(value2) {
   let ms = 0;
   let last = -1;
   for (const [, n, unit] of parts) {
-    const at = UNIT_ORDER.indexOf(unit);
-    if (at <= last) return { ok: false, reason: `${quote2(value2)}: units go largest first, each once (like 1h30m)` };
-    last = at;
+    const at2 = UNIT_ORDER.indexOf(unit);
+    if (at2 <= last) return { ok: false, reason: `${quote2(value2)}: units go largest first, each once (like 1h30m)` };
+    last = at2;
     ms += Number(n) * UNIT_MS[unit];
   }
   return { ok: true, ms };
@@ -48834,7 +48992,7 @@ var UPDATE_TYPES = ["patch", "minor", "major"];
 var NO_POLICIES = { byVariant: /* @__PURE__ */ new Map(), rollouts: [], warnings: [] };
 
 // ../run/src/policy/policy-check.ts
-function isMap29(v) {
+function isMap30(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 function join10(field, key) {
@@ -48847,7 +49005,7 @@ function unknownFields(map, field, allowed, problems) {
 }
 function readMap(value2, field, problems) {
   if (value2 === void 0 || value2 === null) return void 0;
-  if (isMap29(value2)) return value2;
+  if (isMap30(value2)) return value2;
   problems.push({ field, message: `expected a map, got ${quote2(value2)}` });
   return void 0;
 }
@@ -49395,16 +49553,16 @@ function checkRepository(raw, source, issues) {
   const before = issues.length;
   const d = decodeObject(raw);
   for (const p of d.errors) issues.push(fieldIssue(source, p));
-  const isMap32 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const isMap33 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
   const spec = raw.spec;
-  if (!isMap32(spec)) {
+  if (!isMap33(spec)) {
     issues.push({ source, field: "spec", message: spec === void 0 ? "missing" : "expected a map" });
     return void 0;
   }
   for (const [path, fields] of Object.entries(REPOSITORY_FIELDS)) {
-    const at = path === "" ? raw : path === "spec" ? spec : spec.git;
-    if (!isMap32(at)) continue;
-    for (const k of Object.keys(at)) {
+    const at2 = path === "" ? raw : path === "spec" ? spec : spec.git;
+    if (!isMap33(at2)) continue;
+    for (const k of Object.keys(at2)) {
       if (!fields.includes(k))
         issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(", ")})` });
     }
@@ -49413,7 +49571,7 @@ function checkRepository(raw, source, issues) {
     issues.push({ source, field: "spec.type", message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
   }
   const git2 = spec.git;
-  if (!isMap32(git2)) {
+  if (!isMap33(git2)) {
     issues.push({ source, field: "spec.git", message: git2 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
     return void 0;
   }
@@ -50365,7 +50523,10 @@ function resourceMerge(input) {
   const local = krm(input.local);
   const origin = krm(input.origin);
   const upstream2 = krm(input.updated);
-  const result = atSidePath(input, () => mergeFiles({ origin, upstream: upstream2, local }, { strategy: "upstream-wins", inferKeys: true }));
+  const result = atSidePath(
+    input,
+    () => mergeFiles({ origin, upstream: upstream2, local, parsed: input.parsed }, { strategy: "upstream-wins", inferKeys: true })
+  );
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
   const before = new Map(local.map((f) => [f.path, f.text]));
@@ -50402,7 +50563,8 @@ function below(input, rel) {
     updated: input.updated.at(rel),
     origin: input.origin.at(rel),
     relPackagePath: `/${rel}`,
-    isRoot: false
+    isRoot: false,
+    parsed: input.parsed
   };
 }
 function updateTree(strategy, input, ctx = quiet) {
@@ -50544,7 +50706,7 @@ function hasLocalContent(pkg) {
   if (pkg.nestedPackages({ includeRemote: true }).length > 0) return true;
   return pkg.ownFiles().files.some((f) => f.path !== KPTFILE);
 }
-async function updateOne(run2, pkg, name2, usersRepos) {
+async function updateOne(run2, pkg, name2, usersRepos, parsedTexts) {
   const fetchGit = usersRepos.length > 0 && run2.git.trust ? { ...run2.git, trust: trustNamed(run2.git.trust, usersRepos, run2.git.cwd ?? process.cwd()) } : run2.git;
   addMergeCommentsToTree(pkg);
   const parsed = readKptfile(pkg, pkg.describe(KPTFILE));
@@ -50586,7 +50748,11 @@ async function updateOne(run2, pkg, name2, usersRepos) {
   run2.progress(`Updating package "${name2.split("/").pop()}" with strategy "${strategy}".`);
   const out = labelled(
     sides2,
-    () => updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: "/", isRoot: true }, run2)
+    () => updateTree(
+      strategy,
+      { local: pkg, updated: updated.tree.package(), origin, relPackagePath: "/", isRoot: true, parsed: parsedTexts },
+      run2
+    )
   );
   const named = (p) => p ? `${name2}/${p}` : name2;
   run2.packages.push(
@@ -50701,7 +50867,14 @@ async function updatePackageTree(options) {
     const rel = stack.pop();
     const pkg = work.package(rel === "." ? "" : rel);
     if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
-    const sides2 = await updateOne(run2, pkg, rel === "." ? rootName : `${rootName}/${rel}`, usersRepos.get(rel) ?? []);
+    const sides2 = await updateOne(
+      run2,
+      pkg,
+      rel === "." ? rootName : `${rootName}/${rel}`,
+      usersRepos.get(rel) ?? [],
+      // only the root's sides are the ones a caller lists the changes of
+      rel === "." ? options.parsed : void 0
+    );
     if (rel === ".") rootSides = sides2.trees;
     count++;
     for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
@@ -50733,12 +50906,17 @@ async function updatePackageTree(options) {
 init_src2();
 import { isDeepStrictEqual } from "node:util";
 var IDENTIFIER = "internal.kpt.dev/upstream-identifier";
-function resourcesOf(file, text3) {
-  const docs = parseYamlStream(text3);
-  if (docs.some((d) => d.errors.length > 0)) return void 0;
+function resourcesOf(file, text3, parsed) {
+  let docs;
+  try {
+    docs = parsed ? parsed.stream(text3, file) : parseStream(text3, file);
+  } catch (error2) {
+    if (error2 instanceof MergeInputError) return void 0;
+    throw error2;
+  }
   const out = [];
-  for (const [i, d] of docs.entries()) {
-    const v = yamlDocumentValue(d, file, i);
+  for (const [i, d] of docs.documents.entries()) {
+    const v = yamlDocumentValue(d.doc, file, i);
     if (!v || typeof v !== "object" || typeof v["kind"] !== "string") continue;
     const meta = v["metadata"] ?? {};
     const apiVersion = String(v["apiVersion"] ?? "");
@@ -50762,13 +50940,13 @@ function strip(v) {
 var show = (v) => v === void 0 ? "(absent)" : JSON.stringify(v);
 var fieldLine = (f) => `${f.path}: ${show(f.before)} \u2192 ${show(f.after)}`;
 function fieldDiffs(a, b, path = "") {
-  const isMap32 = (x) => !!x && typeof x === "object" && !Array.isArray(x) && !(x instanceof Date);
-  if (isMap32(a) && isMap32(b)) {
+  const isMap33 = (x) => !!x && typeof x === "object" && !Array.isArray(x) && !(x instanceof Date);
+  if (isMap33(a) && isMap33(b)) {
     const keys = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])];
     return keys.flatMap((k) => fieldDiffs(a[k], b[k], `${path}.${k}`));
   }
   if (Array.isArray(a) && Array.isArray(b)) {
-    const named = (xs) => xs.every((x) => isMap32(x) && typeof x["name"] === "string");
+    const named = (xs) => xs.every((x) => isMap33(x) && typeof x["name"] === "string");
     if (named(a) && named(b)) {
       const byName2 = (xs) => new Map(xs.map((x) => [x["name"], x]));
       const ma = byName2(a);
@@ -50779,19 +50957,20 @@ function fieldDiffs(a, b, path = "") {
   }
   return isDeepStrictEqual(a, b) ? [] : [{ path: path || ".", before: a, after: b }];
 }
-function diffTrees(before, after) {
+function diffTrees(before, after, parsed) {
   const a = before.allFiles();
   const b = after.allFiles();
   const changes = [];
   const resA = /* @__PURE__ */ new Map();
   const resB = /* @__PURE__ */ new Map();
   const plainFiles = /* @__PURE__ */ new Set();
-  for (const [files, into] of [
-    [a, resA],
-    [b, resB]
+  for (const [files, into, other] of [
+    [a, resA, b],
+    [b, resB, a]
   ]) {
     for (const [file, text3] of files) {
-      const rs = /\.ya?ml$/i.test(file) && !file.endsWith("Kptfile") ? resourcesOf(file, text3) : void 0;
+      if (other.get(file) === text3) continue;
+      const rs = /\.ya?ml$/i.test(file) && !file.endsWith("Kptfile") ? resourcesOf(file, text3, parsed) : void 0;
       if (rs && rs.length > 0) for (const r of rs) into.set(r.id, r);
       else plainFiles.add(file);
     }
@@ -50967,7 +51146,7 @@ var HISTORY_DEPTH = 200;
 async function upstreamChanges(input) {
   let resources;
   try {
-    resources = diffTrees(input.sides.origin, input.sides.updated);
+    resources = diffTrees(input.sides.origin, input.sides.updated, input.parsed);
   } catch {
     resources = [];
   }
@@ -51116,7 +51295,8 @@ async function materialize(input, fetches, changesOf = upstreamChanges) {
   const local2 = new Map(local);
   const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
   if (pointed !== void 0) local2.set("Kptfile", pointed);
-  const result = await updatePackageTree({ ...git2, tree: packageTreeOf(local2, name2), name: name2, ref: input.upstream.ref }).catch(
+  const parsed = lock.commit === input.upstream.commit ? void 0 : createParsedTexts();
+  const result = await updatePackageTree({ ...git2, tree: packageTreeOf(local2, name2), name: name2, ref: input.upstream.ref, parsed }).catch(
     (error2) => {
       if (lock.repo !== void 0 && lock.repo !== input.upstream.repo && isGitError(error2) && error2.message.includes(lock.repo)) {
         throw new RunError(
@@ -51141,6 +51321,7 @@ async function materialize(input, fetches, changesOf = upstreamChanges) {
       from: lock.commit,
       to: input.upstream.commit,
       sides: result.upstream,
+      parsed,
       cacheDir: input.cacheDir,
       cwd: input.cwd ?? NO_WORKING_DIRECTORY,
       env: input.env,
@@ -51226,12 +51407,12 @@ function globMatch(pattern, text3) {
   const first = parts[0];
   const last = parts[parts.length - 1];
   if (text3.length < first.length + last.length || !text3.startsWith(first) || !text3.endsWith(last)) return false;
-  let at = first.length;
+  let at2 = first.length;
   const end = text3.length - last.length;
   for (const part of parts.slice(1, -1)) {
-    const found = text3.indexOf(part, at);
+    const found = text3.indexOf(part, at2);
     if (found < 0 || found + part.length > end) return false;
-    at = found + part.length;
+    at2 = found + part.length;
   }
   return true;
 }
@@ -52083,7 +52264,7 @@ function rolloutStatuses(input) {
     }));
     let reached = -1;
     while (reached + 1 < waves.length && waves[reached + 1].merged === waves[reached + 1].variants) reached++;
-    let at = rollout.waves.length;
+    let at2 = rollout.waves.length;
     let waitingOn = [];
     let soakUntil;
     let failed;
@@ -52112,7 +52293,7 @@ function rolloutStatuses(input) {
           pending.filter((s) => s.got.state !== "failure").map((s) => `${signalWords(health)} on ${s.downstream} (${s.got.state})`)
         );
       }
-      at = i;
+      at2 = i;
       break;
     }
     const byPolicy = rollout.halted.find((h) => namesRevision(h.revision, id));
@@ -52126,7 +52307,7 @@ function rolloutStatuses(input) {
       ...id,
       waves,
       reached,
-      proposing: rollout.waves[at],
+      proposing: rollout.waves[at2],
       waitingOn,
       ...soakUntil ? { soakUntil } : {},
       ...halted ? { halted } : {},
@@ -52148,10 +52329,10 @@ function waveAllows(input) {
   const proposing = s.proposing === void 0 ? names2.length : names2.indexOf(s.proposing);
   const advanced = s.advancedTo === void 0 ? -1 : names2.indexOf(s.advancedTo);
   if (wave.index <= Math.max(proposing, advanced)) return { pass: true };
-  const at = s.waves[proposing];
+  const at2 = s.waves[proposing];
   if (s.soakUntil)
-    return { pass: false, reason: `${what}: wave ${at.name} merged; soak until ${s.soakUntil.toISOString()}`, lookAgain: s.soakUntil };
-  const progress = at.merged < at.variants ? `wave ${at.name} has ${at.merged} of ${at.variants} merged` : `wave ${at.name} merged`;
+    return { pass: false, reason: `${what}: wave ${at2.name} merged; soak until ${s.soakUntil.toISOString()}`, lookAgain: s.soakUntil };
+  const progress = at2.merged < at2.variants ? `wave ${at2.name} has ${at2.merged} of ${at2.variants} merged` : `wave ${at2.name} merged`;
   return { pass: false, reason: `${what}: ${progress} (waits on ${s.waitingOn.join(", ")})` };
 }
 
@@ -52162,8 +52343,8 @@ function advanceSubject(key, wave) {
   return `${key} ${wave}`;
 }
 function parseAdvanceSubject(subject) {
-  const at = subject.lastIndexOf(" ");
-  return at > 0 ? { key: subject.slice(0, at), wave: subject.slice(at + 1) } : void 0;
+  const at2 = subject.lastIndexOf(" ");
+  return at2 > 0 ? { key: subject.slice(0, at2), wave: subject.slice(at2 + 1) } : void 0;
 }
 function handAfterTicks(kept, ticks) {
   const halted = /* @__PURE__ */ new Set([...kept.halted, ...ticks.halt]);
@@ -52190,11 +52371,11 @@ function rolloutBoxes(r, hand, checkbox2) {
   const key = rolloutKey(r);
   const what = `${code(rolloutLabel(r))} (policy ${code(r.policy)})`;
   const names2 = r.waves.map((w) => w.name);
-  const at = Math.max(
+  const at2 = Math.max(
     r.proposing === void 0 ? names2.length : names2.indexOf(r.proposing),
     r.advancedTo ? names2.indexOf(r.advancedTo) : -1
   );
-  const next = names2[at + 1];
+  const next = names2[at2 + 1];
   const lines = [];
   if (next !== void 0 && r.halted === void 0)
     lines.push(`  ${checkbox2("advance-rollout", advanceSubject(key, next), `advance ${what} to ${next} now`)}`);
@@ -52712,13 +52893,13 @@ async function githubControlRepository(cwd, forge) {
 var LOOK_AHEAD_DAYS = 8;
 var MINUTE = 6e4;
 var DAY_MINUTES = 1440;
-function windowOpen(schedule, at) {
-  const local = localTime(schedule.timeZone, at.getTime());
+function windowOpen(schedule, at2) {
+  const local = localTime(schedule.timeZone, at2.getTime());
   return dayIntervals(schedule.windows, local).some(([from, until]) => local.minute >= from && local.minute < until);
 }
-function nextOpening(schedule, at) {
-  if (windowOpen(schedule, at)) return at;
-  const start2 = at.getTime();
+function nextOpening(schedule, at2) {
+  if (windowOpen(schedule, at2)) return at2;
+  const start2 = at2.getTime();
   const limit = start2 + LOOK_AHEAD_DAYS * DAY_MINUTES * MINUTE;
   const today = localTime(schedule.timeZone, start2);
   let best;
@@ -52739,12 +52920,12 @@ function nextOpening(schedule, at) {
   }
   return best === void 0 ? void 0 : new Date(best);
 }
-function allOpen(schedules, at) {
-  return schedules.every((s) => windowOpen(s, at));
+function allOpen(schedules, at2) {
+  return schedules.every((s) => windowOpen(s, at2));
 }
-function nextOpeningOfAll(schedules, at) {
-  const limit = at.getTime() + LOOK_AHEAD_DAYS * DAY_MINUTES * MINUTE;
-  let t = at;
+function nextOpeningOfAll(schedules, at2) {
+  const limit = at2.getTime() + LOOK_AHEAD_DAYS * DAY_MINUTES * MINUTE;
+  let t = at2;
   for (; ; ) {
     const closed = schedules.find((s) => !windowOpen(s, t));
     if (closed === void 0) return t;
@@ -52752,8 +52933,8 @@ function nextOpeningOfAll(schedules, at) {
     if (t === void 0 || t.getTime() > limit) return void 0;
   }
 }
-function activeFreeze(freezes, at) {
-  const t = at.getTime();
+function activeFreeze(freezes, at2) {
+  const t = at2.getTime();
   let active;
   for (const f of freezes) {
     if (f.from.getTime() <= t && t < f.until.getTime() && (active === void 0 || f.until > active.until)) active = f;
@@ -52802,10 +52983,10 @@ function cronIntervals(w, day) {
   const out = [];
   for (const hour of [...w.hours].sort((a, b) => a - b)) {
     for (const m of minutes) {
-      const at = hour * 60 + m;
+      const at2 = hour * 60 + m;
       const last = out.at(-1);
-      if (last && last[1] === at) last[1] = at + 1;
-      else out.push([at, at + 1]);
+      if (last && last[1] === at2) last[1] = at2 + 1;
+      else out.push([at2, at2 + 1]);
     }
   }
   return out;
@@ -52885,8 +53066,8 @@ function addDays(day, n) {
   const d = new Date(Date.UTC(day.year, day.month - 1, day.day + n));
   return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: d.getUTCDay() };
 }
-function instantText(at) {
-  return at.toISOString().replace(/\.\d{3}Z$/, "Z");
+function instantText(at2) {
+  return at2.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 // ../run/src/gates/gate.ts
@@ -53122,7 +53303,7 @@ var MAX_EDITS = 5;
 var MAX_LCS = 25e4;
 var textOf = (v) => typeof v === "string" ? v : JSON.stringify(v);
 var itemText2 = (v) => JSON.stringify(v) ?? "null";
-var isMap30 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isMap31 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function conflictViews(values) {
   const sides2 = ["origin", "upstream", "local"].filter((s) => values[s] !== void 0);
   if (sides2.length < 2 || sides2.every((s) => textOf(values[s]).length <= MAX_VALUE)) return void 0;
@@ -53139,7 +53320,7 @@ function conflictViews(values) {
       (s) => s === "origin" ? [{ kind: "size", count: values.origin.length, of: "list" }] : bounded(listEdits(baseOf2(s), values[s]))
     );
   }
-  if (all.every(isMap30)) {
+  if (all.every(isMap31)) {
     return view(
       (s) => s === "origin" ? [{ kind: "size", count: Object.keys(values.origin).length, of: "map" }] : bounded(mapEdits(baseOf2(s), values[s]))
     );
@@ -54460,7 +54641,7 @@ init_src2();
 
 // ../run/src/propose/local-edits.ts
 init_src2();
-var import_yaml30 = __toESM(require_dist(), 1);
+var import_yaml31 = __toESM(require_dist(), 1);
 init_markdown();
 var YAML_FILE = /\.ya?ml$/;
 function resourcesOf2(text3, file) {
@@ -54469,7 +54650,7 @@ function resourcesOf2(text3, file) {
   try {
     for (const d of parseStream(text3, file).documents) {
       const root = d.doc.contents;
-      const id = (0, import_yaml30.isMap)(root) ? identityOf(root) : void 0;
+      const id = (0, import_yaml31.isMap)(root) ? identityOf(root) : void 0;
       if (id) out.set(formatIdentity(id), { name: formatIdentity(id), text: d.text.replace(/^---\n/, "").trim() });
     }
   } catch {
@@ -55283,7 +55464,7 @@ var HOUR_MS = 60 * 60 * 1e3;
 function allotRoom(room, now) {
   const { openProposals, perHour } = room.limits;
   const since = now.getTime() - HOUR_MS;
-  const recent = room.opened.map((at) => at === void 0 ? Number.NaN : Date.parse(at)).filter((at) => !Number.isNaN(at) && at > since).sort((a, b) => a - b);
+  const recent = room.opened.map((at2) => at2 === void 0 ? Number.NaN : Date.parse(at2)).filter((at2) => !Number.isNaN(at2) && at2 > since).sort((a, b) => a - b);
   const openRoom = openProposals === void 0 ? Infinity : Math.max(0, openProposals - room.open);
   const hourRoom = perHour === void 0 ? Infinity : Math.max(0, perHour - recent.length);
   const decisions = /* @__PURE__ */ new Map();
@@ -55859,7 +56040,7 @@ function parseDownstreamPolicy(text3, options) {
     if (!(error2 instanceof MergeInputError)) throw error2;
     return fail([{ field: "", message: error2.reason }]);
   }
-  if (!isMap29(raw))
+  if (!isMap30(raw))
     return fail([{ field: "", message: `expected a ${DOWNSTREAM_POLICY_KIND} (a map with apiVersion, kind, metadata and spec)` }]);
   const problems = [];
   const value2 = readDownstreamPolicy(raw, file, fleet, problems);
@@ -55993,7 +56174,7 @@ async function readAt(dir, commit, input) {
   const team = policy?.kind === "too-large" || policy?.kind === "found" && policy.content.length > DOWNSTREAM_POLICY_MAX_BYTES ? { tooLarge: policy.kind === "found" ? policy.content.length : policy.size } : policy?.kind === "found" ? { text: policy.content.toString("utf8") } : void 0;
   if (input.mergedAt) {
     const merged2 = await mergesOf(dir, commit, states, env);
-    for (const [d, at] of merged2) states.set(d, { ...states.get(d), mergedAt: at });
+    for (const [d, at2] of merged2) states.set(d, { ...states.get(d), mergedAt: at2 });
   }
   return { baseCommit: commit, states, ...team ? { team } : {} };
 }
@@ -56179,8 +56360,8 @@ function chooseRevisions(input) {
   const current = currentVersion(input.releases, input.current);
   const held2 = [];
   const eligible = [];
-  for (const [at, n] of newer.entries()) {
-    const hold = (text3) => held2.push({ at, text: text3 });
+  for (const [at2, n] of newer.entries()) {
+    const hold = (text3) => held2.push({ at: at2, text: text3 });
     if (n.excluded !== void 0) {
       hold(n.excluded);
       continue;
@@ -56248,8 +56429,8 @@ async function tagDates(input) {
     for (const [i, commit] of missing.entries()) {
       const r = reads[i];
       const text3 = r?.kind === "found" ? r.content.toString("utf8") : void 0;
-      const at = text3 === void 0 ? void 0 : /^committer .* (\d+) [+-]\d{4}$/m.exec(text3)?.[1];
-      if (at !== void 0) stored[commit] = Number(at);
+      const at2 = text3 === void 0 ? void 0 : /^committer .* (\d+) [+-]\d{4}$/m.exec(text3)?.[1];
+      if (at2 !== void 0) stored[commit] = Number(at2);
     }
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
@@ -56261,8 +56442,8 @@ async function tagDates(input) {
     }
   }
   for (const t of input.tags) {
-    const at = stored[keyOf5(t)];
-    if (typeof at === "number") out.set(t.tag, new Date(at * 1e3));
+    const at2 = stored[keyOf5(t)];
+    if (typeof at2 === "number") out.set(t.tag, new Date(at2 * 1e3));
   }
   return out;
 }
@@ -56564,7 +56745,7 @@ async function run(options) {
     });
     const pinned2 = previewing ? planned.jobs : withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
     const jobs = groupJobs(pinned2, governing);
-    const gated = await applyGates(options.gates ?? GATES, {
+    const gated = await applyGates(previewing ? [] : options.gates ?? GATES, {
       now,
       dryRun: settings.dryRun,
       settings,
