@@ -602,10 +602,10 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message2, code7, data) {
+      constructor(message2, code8, data) {
         super(message2);
         this.name = "HTTPParserError";
-        this.code = code7 ? `HPE_${code7}` : void 0;
+        this.code = code8 ? `HPE_${code8}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -628,12 +628,12 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message2, code7, { headers, data }) {
+      constructor(message2, code8, { headers, data }) {
         super(message2);
         this.name = "RequestRetryError";
         this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code7;
+        this.statusCode = code8;
         this.data = data;
         this.headers = headers;
       }
@@ -644,12 +644,12 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message2, code7, { headers, data }) {
+      constructor(message2, code8, { headers, data }) {
         super(message2);
         this.name = "ResponseError";
         this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code7;
+        this.statusCode = code8;
         this.data = data;
         this.headers = headers;
       }
@@ -859,8 +859,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code7 = this.code = key.charCodeAt(index);
-        if (code7 > 127) {
+        const code8 = this.code = key.charCodeAt(index);
+        if (code8 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -881,11 +881,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (true) {
-          const code7 = key.charCodeAt(index);
-          if (code7 > 127) {
+          const code8 = key.charCodeAt(index);
+          if (code8 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code7) {
+          if (node.code === code8) {
             if (length === ++index) {
               node.value = value2;
               break;
@@ -895,7 +895,7 @@ var require_tree = __commonJS({
               node.middle = new _TstNode(key, value2, index);
               break;
             }
-          } else if (node.code < code7) {
+          } else if (node.code < code8) {
             if (node.left !== null) {
               node = node.left;
             } else {
@@ -919,19 +919,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (node !== null && index < keylength) {
-          let code7 = key[index];
-          if (code7 <= 90 && code7 >= 65) {
-            code7 |= 32;
+          let code8 = key[index];
+          if (code8 <= 90 && code8 >= 65) {
+            code8 |= 32;
           }
           while (node !== null) {
-            if (code7 === node.code) {
+            if (code8 === node.code) {
               if (keylength === ++index) {
                 return node;
               }
               node = node.middle;
               break;
             }
-            node = node.code < code7 ? node.left : node.right;
+            node = node.code < code8 ? node.left : node.right;
           }
         }
         return null;
@@ -1638,11 +1638,11 @@ var require_diagnostics = __commonJS({
         websocketDebuglog("connection opened %s%s", address, port ? `:${port}` : "");
       });
       diagnosticsChannel.channel("undici:websocket:close").subscribe((evt) => {
-        const { websocket, code: code7, reason } = evt;
+        const { websocket, code: code8, reason } = evt;
         websocketDebuglog(
           "closed connection to %s - %s %s",
           websocket.url,
-          code7,
+          code8,
           reason
         );
       });
@@ -4130,9 +4130,9 @@ var require_util2 = __commonJS({
     }
     function isValidEncodedURL(url) {
       for (let i = 0; i < url.length; ++i) {
-        const code7 = url.charCodeAt(i);
-        if (code7 > 126 || // Non-US-ASCII + DEL
-        code7 < 32) {
+        const code8 = url.charCodeAt(i);
+        if (code8 > 126 || // Non-US-ASCII + DEL
+        code8 < 32) {
           return false;
         }
       }
@@ -4723,8 +4723,8 @@ var require_util2 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code7 = char.charCodeAt(0);
-          return code7 >= 48 && code7 <= 57;
+          const code8 = char.charCodeAt(0);
+          return code8 >= 48 && code8 <= 57;
         },
         data,
         position3
@@ -4750,8 +4750,8 @@ var require_util2 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code7 = char.charCodeAt(0);
-          return code7 >= 48 && code7 <= 57;
+          const code8 = char.charCodeAt(0);
+          return code8 >= 48 && code8 <= 57;
         },
         data,
         position3
@@ -7042,9 +7042,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code7, id) {
+    function onHttp2FrameError(type, code8, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code7}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code8}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -7054,8 +7054,8 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function onHTTP2GoAway(code7) {
-      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code7}`, util.getSocketInfo(this));
+    function onHTTP2GoAway(code8) {
+      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code8}`, util.getSocketInfo(this));
       const client = this[kClient];
       client[kSocket] = null;
       client[kHTTPContext] = null;
@@ -7260,8 +7260,8 @@ var require_client_h2 = __commonJS({
       stream.once("error", function(err) {
         abort(err);
       });
-      stream.once("frameError", (type, code7) => {
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code7}`));
+      stream.once("frameError", (type, code8) => {
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code8}`));
       });
       return true;
       function writeBodyH2() {
@@ -9199,7 +9199,7 @@ var require_retry_handler = __commonJS({
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code: code7, headers } = err;
+        const { statusCode, code: code8, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -9211,7 +9211,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state;
-        if (code7 && code7 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code7)) {
+        if (code8 && code8 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code8)) {
           cb(err);
           return;
         }
@@ -11954,8 +11954,8 @@ var require_headers = __commonJS({
     var util = __require("node:util");
     var kHeadersMap = /* @__PURE__ */ Symbol("headers map");
     var kHeadersSortedMap = /* @__PURE__ */ Symbol("headers map sorted");
-    function isHTTPWhiteSpaceCharCode(code7) {
-      return code7 === 10 || code7 === 13 || code7 === 9 || code7 === 32;
+    function isHTTPWhiteSpaceCharCode(code8) {
+      return code8 === 10 || code8 === 13 || code8 === 9 || code8 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
@@ -16110,8 +16110,8 @@ var require_util6 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value2) {
       for (let i = 0; i < value2.length; ++i) {
-        const code7 = value2.charCodeAt(i);
-        if (code7 >= 0 && code7 <= 8 || code7 >= 10 && code7 <= 31 || code7 === 127) {
+        const code8 = value2.charCodeAt(i);
+        if (code8 >= 0 && code8 <= 8 || code8 >= 10 && code8 <= 31 || code8 === 127) {
           return true;
         }
       }
@@ -16119,26 +16119,26 @@ var require_util6 = __commonJS({
     }
     function validateCookieName(name2) {
       for (let i = 0; i < name2.length; ++i) {
-        const code7 = name2.charCodeAt(i);
-        if (code7 < 33 || // exclude CTLs (0-31), SP and HT
-        code7 > 126 || // exclude non-ascii and DEL
-        code7 === 34 || // "
-        code7 === 40 || // (
-        code7 === 41 || // )
-        code7 === 60 || // <
-        code7 === 62 || // >
-        code7 === 64 || // @
-        code7 === 44 || // ,
-        code7 === 59 || // ;
-        code7 === 58 || // :
-        code7 === 92 || // \
-        code7 === 47 || // /
-        code7 === 91 || // [
-        code7 === 93 || // ]
-        code7 === 63 || // ?
-        code7 === 61 || // =
-        code7 === 123 || // {
-        code7 === 125) {
+        const code8 = name2.charCodeAt(i);
+        if (code8 < 33 || // exclude CTLs (0-31), SP and HT
+        code8 > 126 || // exclude non-ascii and DEL
+        code8 === 34 || // "
+        code8 === 40 || // (
+        code8 === 41 || // )
+        code8 === 60 || // <
+        code8 === 62 || // >
+        code8 === 64 || // @
+        code8 === 44 || // ,
+        code8 === 59 || // ;
+        code8 === 58 || // :
+        code8 === 92 || // \
+        code8 === 47 || // /
+        code8 === 91 || // [
+        code8 === 93 || // ]
+        code8 === 63 || // ?
+        code8 === 61 || // =
+        code8 === 123 || // {
+        code8 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -16154,31 +16154,31 @@ var require_util6 = __commonJS({
         ++i;
       }
       while (i < len) {
-        const code7 = value2.charCodeAt(i++);
-        if (code7 < 33 || // exclude CTLs (0-31)
-        code7 > 126 || // non-ascii and DEL (127)
-        code7 === 34 || // "
-        code7 === 44 || // ,
-        code7 === 59 || // ;
-        code7 === 92) {
+        const code8 = value2.charCodeAt(i++);
+        if (code8 < 33 || // exclude CTLs (0-31)
+        code8 > 126 || // non-ascii and DEL (127)
+        code8 === 34 || // "
+        code8 === 44 || // ,
+        code8 === 59 || // ;
+        code8 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
     function validateCookiePath(path) {
       for (let i = 0; i < path.length; ++i) {
-        const code7 = path.charCodeAt(i);
-        if (code7 < 32 || // exclude CTLs (0-31)
-        code7 > 126 || // exclude DEL and non-ascii
-        code7 === 59) {
+        const code8 = path.charCodeAt(i);
+        if (code8 < 32 || // exclude CTLs (0-31)
+        code8 > 126 || // exclude DEL and non-ascii
+        code8 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code7) {
-      return code7 >= 48 && code7 <= 57 || // 0-9
-      code7 >= 65 && code7 <= 90 || // A-Z
-      code7 >= 97 && code7 <= 122;
+    function isLetterOrDigit(code8) {
+      return code8 >= 48 && code8 <= 57 || // 0-9
+      code8 >= 65 && code8 <= 90 || // A-Z
+      code8 >= 97 && code8 <= 122;
     }
     function validateCookieDomain(domain2) {
       if (domain2 === " ") {
@@ -16189,8 +16189,8 @@ var require_util6 = __commonJS({
       }
       let labelLength = 0;
       for (let i = 0; i < domain2.length; ++i) {
-        const code7 = domain2.charCodeAt(i);
-        if (code7 === 46) {
+        const code8 = domain2.charCodeAt(i);
+        if (code8 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -16200,10 +16200,10 @@ var require_util6 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code7)) {
+        if (labelLength === 0 && !isLetterOrDigit(code8)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code7) && code7 !== 45) {
+        if (!isLetterOrDigit(code8) && code8 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -16977,37 +16977,37 @@ var require_util7 = __commonJS({
         return false;
       }
       for (let i = 0; i < protocol.length; ++i) {
-        const code7 = protocol.charCodeAt(i);
-        if (code7 < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code7 > 126 || code7 === 34 || // "
-        code7 === 40 || // (
-        code7 === 41 || // )
-        code7 === 44 || // ,
-        code7 === 47 || // /
-        code7 === 58 || // :
-        code7 === 59 || // ;
-        code7 === 60 || // <
-        code7 === 61 || // =
-        code7 === 62 || // >
-        code7 === 63 || // ?
-        code7 === 64 || // @
-        code7 === 91 || // [
-        code7 === 92 || // \
-        code7 === 93 || // ]
-        code7 === 123 || // {
-        code7 === 125) {
+        const code8 = protocol.charCodeAt(i);
+        if (code8 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code8 > 126 || code8 === 34 || // "
+        code8 === 40 || // (
+        code8 === 41 || // )
+        code8 === 44 || // ,
+        code8 === 47 || // /
+        code8 === 58 || // :
+        code8 === 59 || // ;
+        code8 === 60 || // <
+        code8 === 61 || // =
+        code8 === 62 || // >
+        code8 === 63 || // ?
+        code8 === 64 || // @
+        code8 === 91 || // [
+        code8 === 92 || // \
+        code8 === 93 || // ]
+        code8 === 123 || // {
+        code8 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code7) {
-      if (code7 >= 1e3 && code7 < 1015) {
-        return code7 !== 1004 && // reserved
-        code7 !== 1005 && // "MUST NOT be set as a status code"
-        code7 !== 1006;
+    function isValidStatusCode(code8) {
+      if (code8 >= 1e3 && code8 < 1015) {
+        return code8 !== 1004 && // reserved
+        code8 !== 1005 && // "MUST NOT be set as a status code"
+        code8 !== 1006;
       }
-      return code7 >= 3e3 && code7 <= 4999;
+      return code8 >= 3e3 && code8 <= 4999;
     }
     function failWebsocketConnection(ws, reason) {
       const { [kController]: controller, [kResponse]: response } = ws;
@@ -17276,7 +17276,7 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code7, reason, reasonByteLength) {
+    function closeWebSocketConnection(ws, code8, reason, reasonByteLength) {
       if (isClosing(ws) || isClosed(ws)) {
       } else if (!isEstablished(ws)) {
         failWebsocketConnection(ws, "Connection was closed before it was established.");
@@ -17284,12 +17284,12 @@ var require_connection = __commonJS({
       } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
         ws[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
-        if (code7 !== void 0 && reason === void 0) {
+        if (code8 !== void 0 && reason === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code7, 0);
-        } else if (code7 !== void 0 && reason !== void 0) {
+          frame.frameData.writeUInt16BE(code8, 0);
+        } else if (code8 !== void 0 && reason !== void 0) {
           frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength);
-          frame.frameData.writeUInt16BE(code7, 0);
+          frame.frameData.writeUInt16BE(code8, 0);
           frame.frameData.write(reason, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -17314,25 +17314,25 @@ var require_connection = __commonJS({
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
-      let code7 = 1005;
+      let code8 = 1005;
       let reason = "";
       const result = ws[kByteParser].closingInfo;
       if (result && !result.error) {
-        code7 = result.code ?? 1005;
+        code8 = result.code ?? 1005;
         reason = result.reason;
       } else if (!ws[kReceivedClose]) {
-        code7 = 1006;
+        code8 = 1006;
       }
       ws[kReadyState] = states.CLOSED;
       fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
         wasClean,
-        code: code7,
+        code: code8,
         reason
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
           websocket: ws,
-          code: code7,
+          code: code8,
           reason
         });
       }
@@ -17457,8 +17457,8 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code7, reason) {
-      closeWebSocketConnection(ws, code7, reason, Buffer.byteLength(reason));
+    function failWebsocketConnectionWithCode(ws, code8, reason) {
+      closeWebSocketConnection(ws, code8, reason, Buffer.byteLength(reason));
       failWebsocketConnection(ws, reason);
     }
     var ByteParser = class extends Writable {
@@ -17645,8 +17645,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error2, data) => {
                     if (error2) {
-                      const code7 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnectionWithCode(this.ws, code7, error2.message);
+                      const code8 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnectionWithCode(this.ws, code8, error2.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -17732,11 +17732,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert(data.length !== 1);
-        let code7;
+        let code8;
         if (data.length >= 2) {
-          code7 = data.readUInt16BE(0);
+          code8 = data.readUInt16BE(0);
         }
-        if (code7 !== void 0 && !isValidStatusCode(code7)) {
+        if (code8 !== void 0 && !isValidStatusCode(code8)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason = data.subarray(2);
@@ -17748,7 +17748,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code: code7, reason, error: false };
+        return { code: code8, reason, error: false };
       }
       /**
        * Parses control frames.
@@ -17763,8 +17763,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code: code7, reason } = this.#info.closeInfo;
-            closeWebSocketConnection(this.ws, code7, reason, reason.length);
+            const { code: code8, reason } = this.#info.closeInfo;
+            closeWebSocketConnection(this.ws, code8, reason, reason.length);
             failWebsocketConnection(this.ws, reason);
             return false;
           }
@@ -18002,17 +18002,17 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code7 = void 0, reason = void 0) {
+      close(code8 = void 0, reason = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code7 !== void 0) {
-          code7 = webidl.converters["unsigned short"](code7, prefix, "code", { clamp: true });
+        if (code8 !== void 0) {
+          code8 = webidl.converters["unsigned short"](code8, prefix, "code", { clamp: true });
         }
         if (reason !== void 0) {
           reason = webidl.converters.USVString(reason, prefix, "reason");
         }
-        if (code7 !== void 0) {
-          if (code7 !== 1e3 && (code7 < 3e3 || code7 > 4999)) {
+        if (code8 !== void 0) {
+          if (code8 !== 1e3 && (code8 < 3e3 || code8 > 4999)) {
             throw new DOMException("invalid code", "InvalidAccessError");
           }
         }
@@ -18026,7 +18026,7 @@ var require_websocket = __commonJS({
             );
           }
         }
-        closeWebSocketConnection(this, code7, reason, reasonByteLength);
+        closeWebSocketConnection(this, code8, reason, reasonByteLength);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -18272,15 +18272,15 @@ var require_websocket = __commonJS({
     }
     function onParserError(err) {
       let message2;
-      let code7;
+      let code8;
       if (err instanceof CloseEvent) {
         message2 = err.reason;
-        code7 = err.code;
+        code8 = err.code;
       } else {
         message2 = err.message;
       }
       fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
-      closeWebSocketConnection(this, code7);
+      closeWebSocketConnection(this, code8);
     }
     module.exports = {
       WebSocket
@@ -19334,7 +19334,7 @@ function isGitError(value2) {
   return value2 instanceof GitError;
 }
 function classify(stderr) {
-  for (const [re, code7] of patterns) if (re.test(stderr)) return code7;
+  for (const [re, code8] of patterns) if (re.test(stderr)) return code8;
   return "failed";
 }
 var GitError, patterns;
@@ -19404,13 +19404,13 @@ function runGit(args, options = {}) {
         }
         const exitCode = typeof error2.code === "number" ? error2.code : void 0;
         const detail2 = stderr.trim() || error2.message;
-        const code7 = classify(stderr);
+        const code8 = classify(stderr);
         const sent = options.env?.[SENT_CREDENTIALS_ENV];
         const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
-        const text3 = withheld && (code7 === "auth" || code7 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code7 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code7 === "auth" ? authHint : ""}`;
+        const text3 = withheld && (code8 === "auth" || code8 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code8 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code8 === "auth" ? authHint : ""}`;
         reject(
           new GitError({
-            code: code7,
+            code: code8,
             message: text3,
             args,
             stderr,
@@ -20214,9 +20214,9 @@ function objectStore(gitDir) {
       const head = readAt2(fd, offset, 32);
       let i = 0;
       let byte = head[i++];
-      const code7 = byte >> 4 & 7;
+      const code8 = byte >> 4 & 7;
       while (byte & 128) byte = head[i++];
-      if (code7 === 6) {
+      if (code8 === 6) {
         byte = head[i++];
         let back = byte & 127;
         while (byte & 128) {
@@ -20226,12 +20226,12 @@ function objectStore(gitDir) {
         if (back <= 0 || back > offset) throw new Unsupported(pack.pack);
         return { type: packedHead(pack, offset - back, depth + 1).type };
       }
-      if (code7 === 7) {
+      if (code8 === 7) {
         const base = locate2(head.subarray(i, i + 20).toString("hex"));
         if (!base) throw new Unsupported("delta base");
         return { type: headOf(base, depth + 1).type };
       }
-      const type = PACK_TYPES[code7];
+      const type = PACK_TYPES[code8];
       if (!type) throw new Unsupported(pack.pack);
       if (type !== "tag") return { type };
       let body;
@@ -20521,8 +20521,8 @@ async function tryCreate(lockPath, owner) {
     held.set(lockPath, owner.token);
     return true;
   } catch (error2) {
-    const code7 = error2.code;
-    if (code7 === "ENOTEMPTY" || code7 === "EEXIST" || code7 === "EPERM" || code7 === "EACCES" || code7 === "EISDIR") return false;
+    const code8 = error2.code;
+    if (code8 === "ENOTEMPTY" || code8 === "EEXIST" || code8 === "EPERM" || code8 === "EACCES" || code8 === "EISDIR") return false;
     throw error2;
   } finally {
     await rm2(staging, { recursive: true, force: true });
@@ -22262,8 +22262,8 @@ var require_stringifyString = __commonJS({
             case "u":
               {
                 str4 += json.slice(start2, i);
-                const code7 = json.substr(i + 2, 4);
-                switch (code7) {
+                const code8 = json.substr(i + 2, 4);
+                switch (code8) {
                   case "0000":
                     str4 += "\\0";
                     break;
@@ -22289,8 +22289,8 @@ var require_stringifyString = __commonJS({
                     str4 += "\\P";
                     break;
                   default:
-                    if (code7.substr(0, 2) === "00")
-                      str4 += "\\x" + code7.substr(2);
+                    if (code8.substr(0, 2) === "00")
+                      str4 += "\\x" + code8.substr(2);
                     else
                       str4 += json.substr(i, 6);
                 }
@@ -24789,22 +24789,22 @@ var require_errors2 = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name2, pos, code7, message2) {
+      constructor(name2, pos, code8, message2) {
         super();
         this.name = name2;
-        this.code = code7;
+        this.code = code8;
         this.message = message2;
         this.pos = pos;
       }
     };
     var YAMLParseError2 = class extends YAMLError {
-      constructor(pos, code7, message2) {
-        super("YAMLParseError", pos, code7, message2);
+      constructor(pos, code8, message2) {
+        super("YAMLParseError", pos, code8, message2);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code7, message2) {
-        super("YAMLWarning", pos, code7, message2);
+      constructor(pos, code8, message2) {
+        super("YAMLWarning", pos, code8, message2);
       }
     };
     var prettifyError = (src, lc) => (error2) => {
@@ -25713,7 +25713,7 @@ var require_resolve_flow_scalar = __commonJS({
       const { offset, type, source, end } = scalar;
       let _type;
       let value2;
-      const _onError = (rel, code7, msg) => onError(offset + rel, code7, msg);
+      const _onError = (rel, code8, msg) => onError(offset + rel, code8, msg);
       switch (type) {
         case "scalar":
           _type = Scalar5.Scalar.PLAIN;
@@ -25911,9 +25911,9 @@ var require_resolve_flow_scalar = __commonJS({
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
       const ok2 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code7 = ok2 ? parseInt(cc, 16) : NaN;
+      const code8 = ok2 ? parseInt(cc, 16) : NaN;
       try {
-        return String.fromCodePoint(code7);
+        return String.fromCodePoint(code8);
       } catch {
         const raw = source.substr(offset - 2, length + 2);
         onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
@@ -26235,12 +26235,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code7, message2, warning2) => {
+        this.onError = (source, code8, message2, warning2) => {
           const pos = getErrorPos(source);
           if (warning2)
-            this.warnings.push(new errors.YAMLWarning(pos, code7, message2));
+            this.warnings.push(new errors.YAMLWarning(pos, code8, message2));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code7, message2));
+            this.errors.push(new errors.YAMLParseError(pos, code8, message2));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -26402,12 +26402,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code7, message2) => {
+        const _onError = (pos, code8, message2) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code7, message2);
+            onError(offset, code8, message2);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code7, message2);
+            throw new errors.YAMLParseError([offset, offset + 1], code8, message2);
         };
         switch (token.type) {
           case "scalar":
@@ -28453,8 +28453,8 @@ var init_errors2 = __esm({
     init_src();
     ForgeError = class extends KdeltaError {
       name = "ForgeError";
-      constructor(code7, message2, at2 = {}) {
-        super({ code: code7, message: message2, ...at2 });
+      constructor(code8, message2, at2 = {}) {
+        super({ code: code8, message: message2, ...at2 });
       }
     };
   }
@@ -28981,12 +28981,12 @@ var require_dist2 = __commonJS({
         index = skipOWS(header2, index + 1, len);
         const keyStart = index;
         while (index < len) {
-          const code7 = header2.charCodeAt(index);
-          if (code7 === stopChar)
+          const code8 = header2.charCodeAt(index);
+          if (code8 === stopChar)
             break parameter;
-          if (code7 === SEMI)
+          if (code8 === SEMI)
             continue parameter;
-          if (code7 === EQ) {
+          if (code8 === EQ) {
             const keyEnd = trailingOWS(header2, keyStart, index);
             const key = header2.slice(keyStart, keyEnd).toLowerCase();
             index = skipOWS(header2, index + 1, len);
@@ -28994,18 +28994,18 @@ var require_dist2 = __commonJS({
               index++;
               let value2 = "";
               while (index < len) {
-                const code8 = header2.charCodeAt(index++);
-                if (code8 === DQUOTE) {
+                const code9 = header2.charCodeAt(index++);
+                if (code9 === DQUOTE) {
                   index = skipValue(header2, index, len, stopChar);
                   if (parameters[key] === void 0)
                     parameters[key] = value2;
                   break;
                 }
-                if (code8 === BSLASH && index < len) {
+                if (code9 === BSLASH && index < len) {
                   value2 += header2[index++];
                   continue;
                 }
-                value2 += String.fromCharCode(code8);
+                value2 += String.fromCharCode(code9);
               }
               continue parameter;
             }
@@ -29024,8 +29024,8 @@ var require_dist2 = __commonJS({
     }
     function skipValue(str4, index, len, stopChar) {
       while (index < len) {
-        const code7 = str4.charCodeAt(index);
-        if (code7 === SEMI || code7 === stopChar)
+        const code8 = str4.charCodeAt(index);
+        if (code8 === SEMI || code8 === stopChar)
           break;
         index++;
       }
@@ -34846,9 +34846,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addCodeBlock(code7, lang) {
+  addCodeBlock(code8, lang) {
     const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code7), attrs);
+    const element = this.wrap("pre", this.wrap("code", code8), attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -35110,10 +35110,10 @@ var MergeInputError = class extends KdeltaError {
   /** Why, without the location. */
   reason;
   side;
-  constructor(code7, file, document, reason, side, path) {
+  constructor(code8, file, document, reason, side, path) {
     const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
     const where = named ? file : `${file} (${side})`;
-    super({ code: code7, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
+    super({ code: code8, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
     this.reason = reason;
     this.side = side;
   }
@@ -35780,9 +35780,9 @@ var ScalarPrinter = class {
 
 // ../merge-core/src/emit/print.ts
 function openingKey(line) {
-  const code7 = line.replace(/\s+#.*$/, "").trimEnd();
-  if (!code7.endsWith(":") || code7.trimStart().startsWith("#")) return void 0;
-  const lead = /^(\s*)((?:- )*)/.exec(code7);
+  const code8 = line.replace(/\s+#.*$/, "").trimEnd();
+  if (!code8.endsWith(":") || code8.trimStart().startsWith("#")) return void 0;
+  const lead = /^(\s*)((?:- )*)/.exec(code8);
   return lead[1].length + lead[2].length;
 }
 function detectLayout(text3) {
@@ -37791,9 +37791,9 @@ function createEngine(options = {}) {
         inferKeys: inferKeys2,
         fallbackKeys,
         commentSchema,
-        fail(code7, path, side, reason) {
+        fail(code8, path, side, reason) {
           const at2 = where.files?.[side] ?? { file: where.file, document: where.document };
-          throw new MergeInputError(code7, at2.file, at2.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
+          throw new MergeInputError(code8, at2.file, at2.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         }
       };
       const element = collate(sources, FieldPath.root, options.schema, collateOptions);
@@ -40827,8 +40827,8 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
 // ../kptfile-model/src/swap.ts
 var SwapError = class extends KdeltaError {
   name = "SwapError";
-  constructor(code7, message2, file) {
-    super({ code: code7, message: message2, file });
+  constructor(code8, message2, file) {
+    super({ code: code8, message: message2, file });
   }
 };
 var journalLiveMs = 60 * 1e3;
@@ -41186,10 +41186,10 @@ var CelError = class extends Error {
   #code;
   #range;
   #summary;
-  constructor({ name: name2, code: code7, message: message2, node, cause, range }) {
+  constructor({ name: name2, code: code8, message: message2, node, cause, range }) {
     super(message2, cause ? { cause } : void 0);
     this.name = name2;
-    this.#code = code7;
+    this.#code = code8;
     this.#summary = message2;
     this.#node = node;
     this.#range = range && normalizeRange(range) || normalizeRange(node);
@@ -41244,17 +41244,17 @@ var TypeError2 = class extends CelError {
     super(normalizeArgs("TypeError", "type_error", message2, node, cause));
   }
 };
-function parseError(code7, message2, node) {
-  if (typeof code7 === "object") return new ParseError(code7);
-  return new ParseError({ code: code7, message: message2, node });
+function parseError(code8, message2, node) {
+  if (typeof code8 === "object") return new ParseError(code8);
+  return new ParseError({ code: code8, message: message2, node });
 }
-function evaluationError(code7, message2, node) {
-  if (typeof code7 === "object") return new EvaluationError(code7);
-  return new EvaluationError({ code: code7, message: message2, node });
+function evaluationError(code8, message2, node) {
+  if (typeof code8 === "object") return new EvaluationError(code8);
+  return new EvaluationError({ code: code8, message: message2, node });
 }
-function typeError(code7, message2, node) {
-  if (typeof code7 === "object") return new TypeError2(code7);
-  return new TypeError2({ code: code7, message: message2, node });
+function typeError(code8, message2, node) {
+  if (typeof code8 === "object") return new TypeError2(code8);
+  return new TypeError2({ code: code8, message: message2, node });
 }
 function normalizeRange(node) {
   const start2 = node?.pos ?? node?.start;
@@ -43288,13 +43288,13 @@ var HOMOGENEOUS_PREFIX = {
   heterogeneous_map_key: "Map key uses wrong type,",
   heterogeneous_map_value: "Map value uses wrong type,"
 };
-function checkElementHomogenous(chk, ctx, expected, el, code7) {
+function checkElementHomogenous(chk, ctx, expected, el, code8) {
   const type = chk.check(el, ctx);
   if (type === expected || expected.isEmpty()) return type;
   if (type.isEmpty()) return expected;
   throw chk.createError(
-    code7,
-    `${HOMOGENEOUS_PREFIX[code7]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
+    code8,
+    `${HOMOGENEOUS_PREFIX[code8]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
     el
   );
 }
@@ -44622,9 +44622,9 @@ var Lexer = class {
           return this.readIdentifier();
         }
         default: {
-          const code7 = ch.charCodeAt(0);
-          if (code7 <= 57 && code7 >= 48) return this.readNumber();
-          if (this._isIdentifierCharCode(code7)) return this.readIdentifier();
+          const code8 = ch.charCodeAt(0);
+          if (code8 <= 57 && code8 >= 48) return this.readNumber();
+          if (this._isIdentifierCharCode(code8)) return this.readIdentifier();
         }
       }
       throw parseError("unexpected_character", `Unexpected character: ${ch}`, {
@@ -44670,8 +44670,8 @@ var Lexer = class {
       { pos: start2, start: start2, end: this.pos, input: this.input }
     );
   }
-  _readDigits(input, length, pos, code7) {
-    while (pos < length && (code7 = input.charCodeAt(pos)) && !(code7 > 57 || code7 < 48)) pos++;
+  _readDigits(input, length, pos, code8) {
+    while (pos < length && (code8 = input.charCodeAt(pos)) && !(code8 > 57 || code8 < 48)) pos++;
     return pos;
   }
   _readExponent(input, length, pos) {
@@ -44791,9 +44791,9 @@ var Lexer = class {
       input
     });
   }
-  #escapeErr(code7, offset, len, i, chars, extra) {
+  #escapeErr(code8, offset, len, i, chars, extra) {
     const start2 = offset + i;
-    return parseError(code7, ESCAPE_ERRORS[code7](extra), {
+    return parseError(code8, ESCAPE_ERRORS[code8](extra), {
       input: this.input,
       pos: start2,
       start: start2,
@@ -45958,8 +45958,8 @@ init_src();
 var import_yaml19 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError {
   name = "VariantMutationError";
-  constructor(code7, message2, file, path) {
-    super({ code: code7, message: message2, file, path });
+  constructor(code8, message2, file, path) {
+    super({ code: code8, message: message2, file, path });
   }
 };
 function isKrmFile(path) {
@@ -47607,9 +47607,9 @@ function runProcess(command, args, input, options) {
     });
     child.stdin.on("error", () => {
     });
-    child.on("close", (code7, signal) => {
+    child.on("close", (code8, signal) => {
       done({
-        exitCode: spawnError !== void 0 ? 1 : code7 ?? (signal ? 128 : 1),
+        exitCode: spawnError !== void 0 ? 1 : code8 ?? (signal ? 128 : 1),
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8") + (signal ? `
 (killed by ${signal})` : ""),
@@ -47679,12 +47679,12 @@ function selectItems(items, selectors, exclude) {
 
 // ../fn-render/src/render.ts
 var RenderError = class extends Error {
-  constructor(message2, pkg, fn3, field, code7) {
+  constructor(message2, pkg, fn3, field, code8) {
     super(message2);
     this.pkg = pkg;
     this.fn = fn3;
     this.field = field;
-    this.code = code7;
+    this.code = code8;
   }
   pkg;
   fn;
@@ -48130,8 +48130,8 @@ import { createHash as createHash4 } from "node:crypto";
 init_src();
 var RunError = class extends KdeltaError {
   name = "RunError";
-  constructor(code7, message2, at2 = {}) {
-    super({ code: code7, message: message2, ...at2 });
+  constructor(code8, message2, at2 = {}) {
+    super({ code: code8, message: message2, ...at2 });
   }
 };
 
@@ -49967,8 +49967,8 @@ init_src2();
 init_src();
 var UpdateError = class extends KdeltaError {
   name = "UpdateError";
-  constructor(message2, code7 = "update-failed", file) {
-    super({ code: code7, message: message2, file });
+  constructor(message2, code8 = "update-failed", file) {
+    super({ code: code8, message: message2, file });
   }
 };
 
@@ -52701,11 +52701,11 @@ function message(error2) {
   return error2 instanceof Error ? error2.message : String(error2);
 }
 function errorCode(error2) {
-  const code7 = error2?.code;
-  return error2 instanceof Error && typeof code7 === "string" && code7 !== "" ? code7 : "failed";
+  const code8 = error2?.code;
+  return error2 instanceof Error && typeof code8 === "string" && code8 !== "" ? code8 : "failed";
 }
-function failure(code7, error2) {
-  return { action: "failed", writes: false, code: code7, error: error2 };
+function failure(code8, error2) {
+  return { action: "failed", writes: false, code: code8, error: error2 };
 }
 async function runJob(id, job, describe3 = message) {
   const base = { ...id, conflicts: [], conflictCount: 0 };
@@ -53451,24 +53451,24 @@ function mapEdits(a, b) {
   return out;
 }
 function renderPieces(pieces, context) {
-  const code7 = (t) => inert(t, context);
-  const keyed = (key) => key === void 0 ? "" : `${code7(key)}: `;
+  const code8 = (t) => inert(t, context);
+  const keyed = (key) => key === void 0 ? "" : `${code8(key)}: `;
   return pieces.map((p) => {
     switch (p.kind) {
       case "absent":
         return "(absent)";
       case "whole":
-        return code7(p.text);
+        return code8(p.text);
       case "excerpt":
-        return `${p.cut.before ? "\u2026" : ""}${code7(p.text)}${p.cut.after ? "\u2026" : ""}`;
+        return `${p.cut.before ? "\u2026" : ""}${code8(p.text)}${p.cut.after ? "\u2026" : ""}`;
       case "size":
         return p.of === "list" ? `a list of ${p.count}` : `a map of ${p.count} key(s)`;
       case "added":
-        return `+ ${keyed(p.key)}${code7(p.text)}`;
+        return `+ ${keyed(p.key)}${code8(p.text)}`;
       case "removed":
-        return `\u2212 ${p.key === void 0 ? code7(p.text) : code7(p.key)}`;
+        return `\u2212 ${p.key === void 0 ? code8(p.text) : code8(p.key)}`;
       case "changed":
-        return `${p.index === void 0 ? "" : `[${p.index}] `}${keyed(p.key)}${code7(p.from)} \u2192 ${code7(p.to)}`;
+        return `${p.index === void 0 ? "" : `[${p.index}] `}${keyed(p.key)}${code8(p.from)} \u2192 ${code8(p.to)}`;
       case "more":
         return `\u2026and ${p.count} more`;
       case "unchanged":
@@ -53783,28 +53783,6 @@ function renderProposalBodies(input, limit = MAX_BODY) {
   const tail = last.slice(last.lastIndexOf("\n---\n"));
   return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
 ${tail}`.slice(-limit), full, shortened: true };
-}
-function groupMemberSection(m) {
-  const lines = [`### Package ${code4(m.directory || "/")} (variant ${code4(m.variant)})`, "", `**${inert(m.title)}**`, "", m.summary, ""];
-  if (m.renderFailure) lines.push(...renderFailureSection(m.renderFailure));
-  if (m.notReady && m.notReady.length > 0) lines.push(...notReadySection(m.notReady));
-  lines.push(...upstreamSection(m.upstreamChanges, false));
-  if (m.upstream) {
-    lines.push(
-      `- upstream: ${code4(m.upstream.repo)} at ${code4(m.upstream.ref)}${m.upstream.reason ? ` (${inert(m.upstream.reason)})` : ""}`,
-      `- commit: ${m.upstream.oldCommit && m.upstream.oldCommit !== m.upstream.commit ? `${code4(m.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code4(m.upstream.commit.slice(0, 12))}`
-    );
-    if (m.compareUrl) lines.push(`- upstream changes: [compare](${m.compareUrl})`);
-  }
-  lines.push(`- conflicts: ${m.conflicts}`, "");
-  return lines;
-}
-function withSupersededNote(body, by) {
-  const line = `> **Superseded**: this package is now proposed together with the other packages of its update policy in ${by}; kdelta closed this proposal. Its branch is left as it is.
-
-`;
-  const title = /^## .*\r?\n\r?\n/.exec(body);
-  return title ? `${title[0]}${line}${body.slice(title[0].length)}` : `${line}${body}`;
 }
 
 // ../run/src/propose/decisions.ts
@@ -55055,7 +55033,7 @@ async function pool(items, limit, signal, fn3) {
   return out;
 }
 
-// ../run/src/policy/groups.ts
+// ../run/src/policy/group-names.ts
 init_src2();
 function groupName(policy) {
   return `group-${policy}`;
@@ -55071,37 +55049,6 @@ function shardKeyOf(variant, policyOf2) {
 }
 function groupTarget(group2, branchPrefix2) {
   return { downstream: group2.repository, repo: group2.url, head: `${branchPrefix2}${group2.name}`, base: group2.base };
-}
-function groupJobs(jobs, policyOf2) {
-  const groups3 = /* @__PURE__ */ new Map();
-  const out = [];
-  for (const job of jobs) {
-    const group2 = job.kind === "variant" && !job.major ? groupOf5(job.plan, policyOf2) : void 0;
-    if (job.kind !== "variant" || group2 === void 0) {
-      out.push(job);
-      continue;
-    }
-    const found = groups3.get(group2.key);
-    if (found) found.members.push(job);
-    else {
-      groups3.set(group2.key, { name: group2.name, policy: policyOf2(job.plan).name, members: [job] });
-      out.push(group2.key);
-    }
-  }
-  return out.map((entry) => {
-    if (typeof entry !== "string") return entry;
-    const { name: name2, policy, members } = groups3.get(entry);
-    const first = members[0].plan.downstream;
-    const group2 = {
-      name: name2,
-      policy,
-      repository: first.repository.name,
-      url: first.url,
-      base: first.branch,
-      members: [...members].sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0)
-    };
-    return { kind: "group", variant: name2, downstream: group2.repository, group: group2 };
-  });
 }
 
 // ../run/src/preview/preview-scope.ts
@@ -55729,6 +55676,36 @@ function heldResult(job, gate, hold, dryRun) {
 // ../run/src/jobs/group.ts
 init_forge();
 init_markdown();
+
+// ../run/src/propose/group-body.ts
+init_markdown();
+function code5(text3) {
+  return inert(text3, "code");
+}
+function groupMemberSection(m) {
+  const lines = [`### Package ${code5(m.directory || "/")} (variant ${code5(m.variant)})`, "", `**${inert(m.title)}**`, "", m.summary, ""];
+  if (m.renderFailure) lines.push(...renderFailureSection(m.renderFailure));
+  if (m.notReady && m.notReady.length > 0) lines.push(...notReadySection(m.notReady));
+  lines.push(...upstreamSection(m.upstreamChanges, false));
+  if (m.upstream) {
+    lines.push(
+      `- upstream: ${code5(m.upstream.repo)} at ${code5(m.upstream.ref)}${m.upstream.reason ? ` (${inert(m.upstream.reason)})` : ""}`,
+      `- commit: ${m.upstream.oldCommit && m.upstream.oldCommit !== m.upstream.commit ? `${code5(m.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code5(m.upstream.commit.slice(0, 12))}`
+    );
+    if (m.compareUrl) lines.push(`- upstream changes: [compare](${m.compareUrl})`);
+  }
+  lines.push(`- conflicts: ${m.conflicts}`, "");
+  return lines;
+}
+function withSupersededNote(body, by) {
+  const line = `> **Superseded**: this package is now proposed together with the other packages of its update policy in ${by}; kdelta closed this proposal. Its branch is left as it is.
+
+`;
+  const title = /^## .*\r?\n\r?\n/.exec(body);
+  return title ? `${title[0]}${line}${body.slice(title[0].length)}` : `${line}${body}`;
+}
+
+// ../run/src/jobs/group.ts
 init_proposal_metadata();
 async function runGroupJob(group2, ctx) {
   const early = /* @__PURE__ */ new Map();
@@ -55833,11 +55810,11 @@ function groupChange(group2, members, ctx, built) {
           continue;
         }
         if ("done" in made) {
-          const { action, code: code7, error: error2, message: why } = made.done;
+          const { action, code: code8, error: error2, message: why } = made.done;
           built.left.push({
             variant: job.variant,
             action: action === "failed" ? "failed" : "not-adopted",
-            ...code7 !== void 0 ? { code: code7 } : {},
+            ...code8 !== void 0 ? { code: code8 } : {},
             message: recorded(error2 ?? why ?? action)
           });
           continue;
@@ -55855,11 +55832,11 @@ function groupPrepared(group2, members, built) {
   });
   const refs = [...new Set(parts.map(({ m }) => m.change.upstream?.ref ?? ""))];
   const title = parts.length === 0 ? `kdelta: ${group2.name}: nothing to propose` : refs.length === 1 ? `kdelta: ${group2.name}: update ${parts.map((x) => x.pkg).join(", ")} to ${refs[0]}` : `kdelta: ${group2.name}: update ${parts.map((x) => `${x.pkg} to ${x.m.change.upstream?.ref ?? ""}`).join(", ")}`;
-  const intro = `Proposes ${parts.length} package(s) of Repository ${code5(group2.repository)} together, as UpdatePolicy ${code5(group2.policy)} asks (\`group: repository\`): ${parts.map((x) => code5(x.directory)).join(", ") || "none"}. Each package's section says what changes in it; the conflicts of all of them are in one table, their files named from the repository's root. The proposal is ready only when every package in it is.`;
+  const intro = `Proposes ${parts.length} package(s) of Repository ${code6(group2.repository)} together, as UpdatePolicy ${code6(group2.policy)} asks (\`group: repository\`): ${parts.map((x) => code6(x.directory)).join(", ") || "none"}. Each package's section says what changes in it; the conflicts of all of them are in one table, their files named from the repository's root. The proposal is ready only when every package in it is.`;
   const leftOut = built.left.length === 0 ? [] : [
     "### Left out of this proposal",
     "",
-    ...built.left.map((l) => `- variant ${code5(l.variant)}: ${l.action}${l.code ? ` (${code5(l.code)})` : ""}: ${inert(l.message)}`),
+    ...built.left.map((l) => `- variant ${code6(l.variant)}: ${l.action}${l.code ? ` (${code6(l.code)})` : ""}: ${inert(l.message)}`),
     ""
   ];
   const sections = parts.flatMap(
@@ -55945,7 +55922,7 @@ async function supersede(ctx, members, outcome) {
   }
   return said;
 }
-var code5 = (text3) => inert(text3, "code");
+var code6 = (text3) => inert(text3, "code");
 
 // ../run/src/jobs/run-jobs.ts
 async function runJobs(planned, gated, ctx, options) {
@@ -55999,8 +55976,41 @@ function idsOf(job) {
   const members = job.kind === "group" ? job.group.members : [job];
   return members.map((m) => ({ variant: m.variant, downstream: m.downstream }));
 }
-function notRun(r, dryRun, code7, why) {
-  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code7, why) };
+function notRun(r, dryRun, code8, why) {
+  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code8, why) };
+}
+
+// ../run/src/policy/groups.ts
+function groupJobs(jobs, policyOf2) {
+  const groups3 = /* @__PURE__ */ new Map();
+  const out = [];
+  for (const job of jobs) {
+    const group2 = job.kind === "variant" && !job.major ? groupOf5(job.plan, policyOf2) : void 0;
+    if (job.kind !== "variant" || group2 === void 0) {
+      out.push(job);
+      continue;
+    }
+    const found = groups3.get(group2.key);
+    if (found) found.members.push(job);
+    else {
+      groups3.set(group2.key, { name: group2.name, policy: policyOf2(job.plan).name, members: [job] });
+      out.push(group2.key);
+    }
+  }
+  return out.map((entry) => {
+    if (typeof entry !== "string") return entry;
+    const { name: name2, policy, members } = groups3.get(entry);
+    const first = members[0].plan.downstream;
+    const group2 = {
+      name: name2,
+      policy,
+      repository: first.repository.name,
+      url: first.url,
+      base: first.branch,
+      members: [...members].sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : 0)
+    };
+    return { kind: "group", variant: name2, downstream: group2.repository, group: group2 };
+  });
 }
 
 // ../run/src/policy/policy-plan.ts
@@ -56922,7 +56932,7 @@ ${f.reason}`
 init_markdown();
 var MOST_COMMON = 5;
 var ORDER = ["failed", "changed", "created", "removed", "orphaned", "left-alone", "unchanged"];
-function code6(text3) {
+function code7(text3) {
   return inert(shortName(text3), "code");
 }
 function plural(n, one, many = `${one}s`) {
@@ -56995,13 +57005,13 @@ function detailsSection(v) {
   if (v.message && (v.impact === "failed" || v.impact === "left-alone")) lines.push(inert(v.message), "");
   if (v.renderFailure) {
     const f = v.renderFailure;
-    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code6(f.message)}`);
-    lines.push(`- in: ${code6(f.kptfile)}${f.field ? ` ${code6(f.field)}` : ""}`);
-    for (const r of f.results) lines.push(`- ${code6(r)}`);
+    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code7(f.message)}`);
+    lines.push(`- in: ${code7(f.kptfile)}${f.field ? ` ${code7(f.field)}` : ""}`);
+    for (const r of f.results) lines.push(`- ${code7(r)}`);
     lines.push("");
   }
   if (v.changes.length > 0) {
-    for (const c of v.changes) lines.push(`- ${c.status} ${code6(c.path)}`);
+    for (const c of v.changes) lines.push(`- ${c.status} ${code7(c.path)}`);
     lines.push("");
   }
   if (v.resources.length > 0) {
@@ -57016,12 +57026,12 @@ function detailsSection(v) {
 }
 function renderMarkdown(report, limit) {
   const head = [
-    `## kdelta preview: ${candidateLine(report, code6)}`,
+    `## kdelta preview: ${candidateLine(report, code7)}`,
     "",
-    `**${summarySentence(report.summary, code6, inert)}.**`,
+    `**${summarySentence(report.summary, code7, inert)}.**`,
     "",
     // the variants of rollout waves, wave by wave: what each wave would get, in the order they get it
-    ...report.waves && report.waves.length > 0 ? ["By rollout wave:", "", ...report.waves.map((w) => `- ${waveSentence(w, code6)}`), ""] : [],
+    ...report.waves && report.waves.length > 0 ? ["By rollout wave:", "", ...report.waves.map((w) => `- ${waveSentence(w, code7)}`), ""] : [],
     ...report.warnings.map((w) => `> warning: ${inert(w)}`),
     ...report.warnings.length > 0 ? [""] : []
   ].join("\n");
@@ -57298,8 +57308,8 @@ ${body}`;
   }
 }
 function permissionHint(error2, target) {
-  const code7 = error2.code;
-  return code7 === "forbidden" || /\(404\)/.test(error2 instanceof Error ? error2.message : "") ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")` : "";
+  const code8 = error2.code;
+  return code8 === "forbidden" || /\(404\)/.test(error2 instanceof Error ? error2.message : "") ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")` : "";
 }
 
 // src/preview-inputs.ts

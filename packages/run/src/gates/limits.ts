@@ -3,7 +3,7 @@ import type { Proposal, ProposalTarget } from '../forges/forge.js';
 import { variantTarget } from '../jobs/variant.js';
 import { variantLabel, type PlannedJob } from '../plan/jobs-plan.js';
 import type { VariantPlan } from '../plan/plan.js';
-import { groupOf, groupTarget } from '../policy/groups.js';
+import { groupOf, groupTarget } from '../policy/group-names.js';
 import type { UpdatePolicy, VariantPolicy } from '../policy/policy.js';
 import { MAJOR_SUFFIX } from '../policy/variant-pin.js';
 import { parseMetadataBlock } from '../propose/proposal-metadata.js';

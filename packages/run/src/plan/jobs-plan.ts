@@ -9,7 +9,7 @@ import { findRetiredDrafts, retiredLabel, type RetiredDraft } from '../jobs/reti
 import { findUpdatePlans, updateTarget, type UpdatePlan } from '../jobs/update.js';
 import { variantTarget } from '../jobs/variant.js';
 import { pool } from '../pool.js';
-import { groupOf, groupTarget, shardKeyOf, type PolicyOf, type ProposalGroup } from '../policy/groups.js';
+import { groupOf, groupTarget, shardKeyOf, type PolicyOf } from '../policy/group-names.js';
 import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from '../preview/preview-scope.js';
 import { findMergedRemovals, type MergedRemoval } from '../propose/settle.js';
 import type { ResolvedSettings } from '../settings/settings.js';
@@ -26,6 +26,19 @@ import { currentProposalOf, type VariantPin } from '../policy/variant-pin.js';
  * left, the removal guard decided on the whole plan. Gates (gates/) then decide which of them
  * propose now.
  */
+
+/** Several variants of one policy and one downstream repository and branch, proposed together. */
+export interface ProposalGroup {
+  /** `group-<policy>`: the proposal's branch after the prefix, and the name its commits and record carry. */
+  readonly name: string;
+  readonly policy: string;
+  /** The downstream Repository's name, its URL and the base branch. */
+  readonly repository: string;
+  readonly url: string;
+  readonly base: string;
+  /** In name order; never empty (a group of one is still a group: its branch stays the same). */
+  readonly members: readonly Extract<PlannedJob, { kind: 'variant' }>[];
+}
 
 /** One job of the run, before the gates and before it runs; `variant` and `downstream` name its result. */
 export type PlannedJob =

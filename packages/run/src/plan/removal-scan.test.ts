@@ -91,7 +91,8 @@ describe('a run with nothing new', () => {
     }
     const commands = [...readFileSync(trace, 'utf8').matchAll(/built-in: git (\S+)/g)].map((m) => m[1]);
     expect(commands).not.toContain('clone');
-    expect(commands.filter((c) => c === 'ls-remote')).toHaveLength(3); // the upstream and the two downstreams
+    // at most one look-up per repository (the upstream and the two downstreams); none when their refs are read from their files
+    expect(commands.filter((c) => c === 'ls-remote').length).toBeLessThanOrEqual(3);
     expect([f.refs('cluster-01'), f.refs('cluster-02')]).toEqual(refs);
   });
 });

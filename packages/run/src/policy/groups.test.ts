@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import { describeCollision, findCollisions, type PlannedProposal } from '../plan/names.js';
 import type { VariantPlan } from '../plan/plan.js';
-import { groupJobs, groupOf, groupTarget, shardKeyOf, type PolicyOf } from './groups.js';
+import { groupOf, groupTarget, shardKeyOf, type PolicyOf } from './group-names.js';
+import { groupJobs } from './groups.js';
 import type { UpdatePolicy } from './policy.js';
 
 // Which variants a policy's `group: repository` puts in one proposal, decided on planned jobs.

@@ -104,7 +104,8 @@ describe('a governed fleet with nothing new', () => {
     const commands = [...readFileSync(trace, 'utf8').matchAll(/built-in: git (\S+)/g)].map((m) => m[1]);
     expect(commands).not.toContain('clone');
     expect(commands).not.toContain('cat-file');
-    expect(commands.filter((c) => c === 'ls-remote')).toHaveLength(3); // the upstream and the two downstreams, as without a policy
+    // at most one look-up per repository, as without a policy (none when their refs are read from their files)
+    expect(commands.filter((c) => c === 'ls-remote').length).toBeLessThanOrEqual(3);
   });
 });
 
