@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { packageVariant } from '@kdelta/test-support';
 import type { RunOptions, RunReport } from '../../src/index.js';
-import { describeScenarios, type ScenarioFleet } from './harness.js';
+import { copyMaterialize, describeScenarios, type ScenarioFleet } from './harness.js';
 
 /**
  * The most common state of a fleet: every proposal merged, nothing open, nothing new. A run then
@@ -139,6 +139,10 @@ describeScenarios('a merged fleet with nothing new', {}, ({ forge, fleet }) => {
       ['the render is off', async () => ({ render: false }), 'up-to-date'],
       ['exec functions are allowed', async () => ({ allowExec: true }), 'up-to-date'],
       ['other container images are allowed', async () => ({ allowedImages: ['*'] }), 'up-to-date'],
+      // a dry run lists every resource of the package, which only a build knows
+      ['a dry run', async () => ({ dryRun: true }), 'up-to-date'],
+      // a caller's materialize: its output is not kdelta's, so what kdelta found says nothing of it
+      ['a materialize given by the caller', async () => ({ materialize: copyMaterialize }), 'up-to-date'],
       [
         'the proposal branch moved',
         // (the merge was a fast-forward: the branch is where main is) to the commit before
