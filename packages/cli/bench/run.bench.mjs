@@ -13,6 +13,11 @@
 // branches, records and fetch cache removed): min/median/max; goal ≤ 10 s. KDELTA_BENCH_ONLY=first
 // stops after it; KDELTA_BENCH_BASELINE=<another kdelta.js> times that CLI too, alternating, in
 // the same sitting (a before/after comparison on a shared machine).
+//   3. The same 100 variants with every proposal merged, nothing open, nothing new (a fleet's most
+//      common state): the no-op run, timed 5 times alternating with the same ls-remote floor;
+//      goal ≤ 1× the floor. KDELTA_BENCH_ONLY=merged runs only this (its setup runs untimed);
+//      KDELTA_BENCH_FORGET=1 removes what runs remember of up-to-date packages (the cache's
+//      run-up-to-date/) before each of its runs: the same runs as before runs remembered it.
 // Build first: `npx turbo run build --filter=kdelta`, then `node packages/cli/bench/run.bench.mjs`.
 // KDELTA_BENCH_REPOS (default 100) and KDELTA_BENCH_PACKAGES (default 10) scale it; with
 // KDELTA_BENCH_PACKAGES=1, 2. is left out.
@@ -71,6 +76,43 @@ function spread(values) {
   return [sorted[0], median(sorted), sorted.at(-1)].map((ms) => `${(ms / 1000).toFixed(2)} s`).join(' / ');
 }
 
+/** `times` no-op runs alternating with the floor, so that a burst of load on the shared machine falls on both. */
+function noopBesideFloor(label, times, forget = false) {
+  const noops = [];
+  const floors = [];
+  for (let i = 0; i < times; i++) {
+    if (forget) rmSync(join(root, 'cache', 'run-up-to-date'), { recursive: true, force: true });
+    noops.push(kdelta(label, REPOS));
+    floors.push(lsRemoteFloor());
+  }
+  return { noops, floors };
+}
+
+/** Prints the no-op run beside its floor: medians, min/median/max of both, and the ratio against the goal. */
+function reportNoop(what, { noops, floors }) {
+  const noop = { ms: median(noops.map((n) => n.ms)), actions: noops[0].actions };
+  show(`${REPOS} variants, ${what} (median of ${noops.length})`, REPOS, noop);
+  const floor = median(floors);
+  show(`floor: ${REPOS} × git ls-remote, sequential (median of ${floors.length})`, REPOS, { ms: floor, actions: {} }, false);
+  console.log(`  ${what} min/median/max: ${spread(noops.map((n) => n.ms))}`);
+  console.log(`  floor min/median/max: ${spread(floors)}`);
+  const ratio = noop.ms / floor;
+  console.log(`${what} / floor: ${ratio.toFixed(2)}× (goal ≤ ${NOOP_GOAL}×)${ratio > NOOP_GOAL ? `  ← over the ${NOOP_GOAL}× goal` : ''}`);
+}
+
+/**
+ * Every open proposal merged into its downstream, then one run to record the merges and one to
+ * find the packages up to date with nothing open (which a run remembers): the state the timed
+ * no-op runs of 3. start from.
+ */
+function mergeAndSettle() {
+  mergeAll(['web']);
+  show('setup: the merges recorded', REPOS, kdelta('merges recorded', REPOS), false);
+  show('setup: up to date, nothing open', REPOS, kdelta('settled', REPOS), false);
+}
+
+const FORGET = process.env.KDELTA_BENCH_FORGET === '1';
+const MERGED = `merged, nothing new${FORGET ? ' (nothing remembered)' : ''}`;
 const rows = [];
 const show = (label, variants, { ms, actions }, goal = true) => {
   const what = Object.entries(actions)
@@ -97,6 +139,19 @@ function resetFleet() {
 try {
   mkdirSync(control);
   write(control, controlFiles(['web'], 'v1'));
+  if (process.env.KDELTA_BENCH_ONLY === 'merged') {
+    show('setup: first run (all new)', REPOS, kdelta('first', REPOS), false);
+    mergeAndSettle();
+    reportNoop(MERGED, noopBesideFloor('merged no-op', TIMES, FORGET));
+  } else everything();
+} finally {
+  // KDELTA_BENCH_KEEP=1 leaves the fleet for profiling: `cd <root>/control && kdelta run --mode variants`
+  if (process.env.KDELTA_BENCH_KEEP === '1') console.log(`kept: ${root}`);
+  else rmSync(root, { recursive: true, force: true });
+}
+
+/** 1., 2. and 3. */
+function everything() {
   const firsts = { [ownBin]: [] };
   const baseline = process.env.KDELTA_BENCH_BASELINE;
   if (baseline) firsts[baseline] = [];
@@ -120,21 +175,10 @@ try {
     mergeAll(['web']);
     write(control, controlFiles(['web'], 'v2'));
     show('100 variants, v1 → v2 (all updated, 3-way)', REPOS, kdelta('update', REPOS));
-    // alternating, so that a burst of load on the shared machine falls on both
-    const noops = [];
-    const floors = [];
-    for (let i = 0; i < TIMES; i++) {
-      noops.push(kdelta('no-op', REPOS));
-      floors.push(lsRemoteFloor());
-    }
-    const noop = { ms: median(noops.map((n) => n.ms)), actions: noops[0].actions };
-    show(`${REPOS} variants, nothing new (median of ${TIMES})`, REPOS, noop);
-    const floor = median(floors);
-    show(`floor: ${REPOS} × git ls-remote, sequential (median of ${TIMES})`, REPOS, { ms: floor, actions: {} }, false);
-    console.log(`  no-op run min/median/max: ${spread(noops.map((n) => n.ms))}`);
-    console.log(`  floor      min/median/max: ${spread(floors)}`);
-    const ratio = noop.ms / floor;
-    console.log(`no-op run / floor: ${ratio.toFixed(2)}×${ratio > NOOP_GOAL ? `  ← over the ${NOOP_GOAL}× goal` : ''}`);
+    reportNoop('nothing new, proposals open', noopBesideFloor('no-op', TIMES));
+    // 3. every proposal merged, nothing open, nothing new
+    mergeAndSettle();
+    reportNoop(MERGED, noopBesideFloor('merged no-op', TIMES, FORGET));
 
     if (PACKAGES > 1) {
       const packages = ['web', ...Array.from({ length: PACKAGES - 1 }, (_, i) => `web-${i + 2}`)];
@@ -150,8 +194,4 @@ try {
     console.log('\n| run | variants | time | actions |\n| --- | ---: | ---: | --- |');
     for (const r of rows) console.log(`| ${r.label} | ${r.variants} | ${(r.ms / 1000).toFixed(1)} s | ${r.what} |`);
   }
-} finally {
-  // KDELTA_BENCH_KEEP=1 leaves the fleet for profiling: `cd <root>/control && kdelta run --mode variants`
-  if (process.env.KDELTA_BENCH_KEEP === '1') console.log(`kept: ${root}`);
-  else rmSync(root, { recursive: true, force: true });
 }

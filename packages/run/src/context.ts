@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   cloneBare,
+  defaultCacheDir,
   listRemoteRefs,
   serverTokenName,
   sourceTrust,
@@ -23,6 +24,7 @@ import type { DashboardTicks } from './dashboard/dashboard.js';
 import { hashOf, repositoryUrl } from './plan/plan.js';
 import { checkoutMirror, mirrorHeads, type Mirror, type Workspace } from './propose/workspace.js';
 import type { ResolvedSettings } from './settings/settings.js';
+import { upToDateMemo, type UpToDateMemo } from './propose/up-to-date-memo.js';
 import { RunError } from './errors.js';
 
 /** What every job of one run shares: the forge, the mirrors, the budget, the run's settings. */
@@ -43,6 +45,11 @@ export interface JobContext {
   /** The repositories the user named: see {@link MaterializeInput.trust}. */
   readonly trust?: SourceTrust | undefined;
   readonly cacheDir?: string | undefined;
+  /**
+   * Where a change found up to date is remembered (propose/up-to-date-memo.ts); none in a dry run
+   * (its report lists every resource) or with a `materialize` of the caller's (its output is not kdelta's).
+   */
+  readonly upToDate?: UpToDateMemo | undefined;
   /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
   readonly branchPrefix: string;
   /** Content-creating requests this run may still make (a forge that counts them). */
@@ -223,21 +230,33 @@ export function createJobContext(input: {
     return listRemoteRefs({ repo: url, cwd, env, ...tokenFor(url) });
   });
   const { ticks } = input;
+  const render = input.render ?? true;
+  // an upstream ref under preview is anyone's pull request: its pipelines run no container
+  // image unless the user allowed some for it (built-ins still render the catalogue's functions)
+  const allowedImages = settings.allowedImages ?? (input.previewing ? [] : undefined);
   const ctx: JobContext = {
     version: input.version,
     ...(ticks.repropose.size > 0 ? { repropose: ticks.repropose } : {}),
     dryRun: settings.dryRun,
     forge,
     materialize: input.materialize ?? createPackageUpdateMaterialize(),
-    render: input.render ?? true,
+    render,
     allowExec: settings.allowExec,
-    // an upstream ref under preview is anyone's pull request: its pipelines run no container
-    // image unless the user allowed some for it (built-ins still render the catalogue's functions)
-    allowedImages: settings.allowedImages ?? (input.previewing ? [] : undefined),
+    allowedImages,
     author: settings.author,
     env,
     trust,
     cacheDir: input.cacheDir,
+    upToDate:
+      input.materialize || settings.dryRun
+        ? undefined
+        : upToDateMemo(input.cacheDir ?? defaultCacheDir(env), {
+            render,
+            allowExec: settings.allowExec,
+            allowedImages,
+            version: input.version,
+            controlRecord: input.controlRecord,
+          }),
     branchPrefix: settings.branchPrefix,
     signal: input.signal,
     budget: input.budget,

@@ -12,6 +12,7 @@ import { proposalRef, type JobOutcome } from '../report/result.js';
 import { baseHistoryIn, type BranchCommit, type Mirror, type Workspace } from './workspace.js';
 import { COMMIT_TRAILER, reachedBase } from './protocol.js';
 import { conflictCount, proposeWorkspace, stopped } from './publish.js';
+import { memoApplies, rememberUpToDate, wasUpToDate, type UpToDateKey } from './up-to-date-memo.js';
 
 /**
  * The one protocol every job's change goes through: stop label, fast no-op, checkout, prepare,
@@ -88,6 +89,10 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   }
   // Nothing new upstream and nothing open: no checkout needed.
   if (!open && change.current) return { action: 'up-to-date', writes: false, fingerprint, ...known };
+  // Nothing open, nothing declined of these inputs, no re-propose ticked: a change found up to date
+  // at this base (and this proposal branch, or none) and these settings is up to date again.
+  const memoKey = !open && !reproposed ? upToDateKey(ctx, change, heads) : undefined;
+  if (memoKey && (await wasUpToDate(ctx.upToDate!, memoKey))) return { action: 'up-to-date', writes: false, fingerprint, ...known };
 
   await checkpoint(ctx.signal);
   const checkedOut = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
@@ -145,6 +150,15 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     foreign,
     carried,
   });
+  // what was built at the base the memo's key names (the workspace's, read before the checkout)
+  if (
+    memoKey &&
+    proposed.action === 'up-to-date' &&
+    !prepared.renderFailure &&
+    checkedOut.baseCommit === memoKey.baseCommit &&
+    checkedOut.remoteHead === memoKey.headCommit
+  )
+    await rememberUpToDate(ctx.upToDate!, memoKey);
   const said = [proposed.message, decisionsMessage(prepared.decisions, ticked)].filter((m) => m !== undefined);
   return {
     ...proposed,
@@ -163,6 +177,17 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     // a dry run says what each resource would become (a preview lists those that change)
     ...(ctx.dryRun ? { resources: prepared.resources } : {}),
   };
+}
+
+/**
+ * The memo's key for a change with nothing open, or undefined when the memo cannot answer: none
+ * kept (a dry run, a caller's `materialize`), a kind it does not answer for, or a base branch the
+ * downstream does not have (the slow path says so).
+ */
+function upToDateKey(ctx: JobContext, change: Change, heads: ReadonlyMap<string, string>): UpToDateKey | undefined {
+  const baseCommit = heads.get(change.target.base);
+  if (!ctx.upToDate || !memoApplies(change) || baseCommit === undefined) return undefined;
+  return { change, baseCommit, headCommit: heads.get(change.target.head) };
 }
 
 /** A list of strings from a body a person may have edited (anything else: none). */
