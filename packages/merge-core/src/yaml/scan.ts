@@ -133,9 +133,12 @@ class Scanner {
   /**
    * The documents, split where `yaml` splits them: at each `---` line, except that blank and
    * comment lines before a first `---` belong to the first document rather than making one. A
-   * document the scan does not model is declined alone (`root` is DECLINED).
+   * document the scan does not model is declined alone (`root` is DECLINED). Each document goes
+   * to `visit` as soon as it is read, so that its scanned tree is garbage before the next one is
+   * built: trees of a whole stream kept to the end outlive the young generation, and each of its
+   * collections copies them.
    */
-  documents(): { text: string; root: ScannedPair[] | undefined | typeof DECLINED }[] {
+  documents<T>(visit: (text: string, root: ScannedPair[] | undefined | typeof DECLINED) => T): T[] {
     const segments: { first: number; end: number }[] = [];
     let first = 0;
     for (let i = 0; i <= this.lineCount; i++) {
@@ -150,23 +153,22 @@ class Scanner {
       segments.push({ first, end: i });
       first = i + 1;
     }
-    const out: { start: number; root: ScannedPair[] | undefined | typeof DECLINED }[] = [];
+    const out: T[] = [];
     for (let s = 0; s < segments.length; s++) {
       const seg = segments[s]!;
-      // A segment's document starts at its `---` line; the first one at the start of the text.
-      const start = s === 0 ? 0 : this.starts[seg.first - 1]!;
       const root = this.documentOrDeclined(seg.first, seg.end);
       if (s === 0 && root === undefined) continue; // nothing before the first `---` (or at all)
       // Whether lines before a first `---` make a document of their own, only the parser can say
       // when the scan declines them and they may hold nothing but blanks and comments.
       if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
-      out.push({ start, root });
+      // A segment's document starts at its `---` line, the first one at the start of the text,
+      // and runs to where the next one starts.
+      const start = out.length === 0 ? 0 : this.starts[seg.first - 1]!;
+      const next = segments[s + 1];
+      const end = next === undefined ? this.text.length : this.starts[next.first - 1]!;
+      out.push(visit(this.text.slice(start, end), root));
     }
-    if (out.length > 0) out[0]!.start = 0;
-    return out.map((d, i) => ({
-      text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1]!.start : this.text.length),
-      root: d.root,
-    }));
+    return out;
   }
 
   /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
@@ -408,17 +410,39 @@ export function scanStream(text: string): ScannedDocument[] | undefined {
  * in its stream whenever the stream parses: a `---` line ends whatever is open before it.
  */
 export function scanDocuments(text: string): ScannedOrDeclined[] | undefined {
+  return scanEachDocument(text, (d) => d);
+}
+
+/** The lines of a scanned text: what a caller that edits the text by line needs of them. */
+export interface ScannedLines {
+  readonly count: number;
+  text(i: number): string;
+  /** Offset of line `i` in the text; the text's length for `i` = `count`. */
+  start(i: number): number;
+}
+
+/**
+ * {@link scanDocuments}, each document handed to `visit` as soon as it is read and only what
+ * `visit` returns kept: a stream's scanned trees never all live at once (their memory is young
+ * garbage, cheap to collect). Undefined when the scan cannot say where the documents are; then
+ * `visit` was called for none of them. `lines` are the text's lines, split once for the scan.
+ */
+export function scanEachDocument<T>(text: string, visit: (document: ScannedOrDeclined, lines: ScannedLines) => T): T[] | undefined {
   if (UNUSUAL_LINE_BREAKS.test(text)) return undefined;
-  let documents: ReturnType<Scanner['documents']>;
+  const scanner = new Scanner(text);
+  const lines: ScannedLines = {
+    count: scanner.lineCount,
+    text: (i) => scanner.lineText(i),
+    start: (i) => (i < scanner.lineCount ? scanner.starts[i]! : text.length),
+  };
   try {
-    documents = new Scanner(text).documents();
+    return scanner.documents((t, root) =>
+      visit(root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === undefined, root, declined: false }, lines),
+    );
   } catch (e) {
     if (e === UNSUPPORTED) return undefined;
     throw e;
   }
-  return documents.map(({ text: t, root }) =>
-    root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === undefined, root, declined: false },
-  );
 }
 
 /** The pair of a scanned map with this key. */
