@@ -142,8 +142,10 @@ function movedItems(a, b) {
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) i++, j++;
-    else if (len[(i + 1) * w + j] >= len[i * w + j + 1]) moved.push(i++);
+    if (a[i] === b[j]) {
+      i++;
+      j++;
+    } else if (len[(i + 1) * w + j] >= len[i * w + j + 1]) moved.push(i++);
     else j++;
   }
   while (i < a.length) moved.push(i++);
