@@ -55,6 +55,10 @@ function bail(): never {
 
 /** YAML 1.1 booleans and nulls: as keys they could equal another key, as values they are not strings. */
 const BOOL_OR_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+/** {@link BOOL_OR_NULL}, the pattern tried only on a word short enough to be one (most are not). */
+const isBoolOrNull = (word: string): boolean => word.length <= 5 && BOOL_OR_NULL.test(word);
+/** Maps of more keys than this check for a duplicate with a set; smaller ones by looking (no set to build). */
+const KEYS_LOOKED_THROUGH = 16;
 /** A plain scalar YAML 1.1 might not read as a string: numbers, timestamps, `.inf`, `=`, `<<`... */
 const SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
@@ -144,9 +148,11 @@ class Scanner {
     for (let i = 0; i <= this.lineCount; i++) {
       const line = i < this.lineCount ? this.lineText(i) : undefined;
       if (line !== undefined) {
-        if (line !== '---') {
+        // only a line starting `-`, `.` or `%` can be a boundary: most lines are indented keys
+        const c = line.charCodeAt(0);
+        if ((c !== 45 && c !== 46 && c !== 37) || line !== '---') {
           // a directive, a document end, or `---` with more on its line: boundaries the scan does not model
-          if (line.startsWith('---') || line.startsWith('...') || line.charCodeAt(0) === 37) bail();
+          if (c === 37 || (c === 45 && line.startsWith('---')) || (c === 46 && line.startsWith('...'))) bail();
           continue;
         }
       }
@@ -214,7 +220,7 @@ class Scanner {
   /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
   map(indent: number, col: number): ScannedValue & { kind: 'map' } {
     const items: ScannedPair[] = [];
-    const keys = new Set<string>();
+    let keys: Set<string> | undefined;
     let last = this.pos;
     let firstCol: number | undefined = col;
     for (;;) {
@@ -234,8 +240,13 @@ class Scanner {
         c = n;
       }
       const pair = this.entry(c);
-      if (keys.has(pair.key)) bail();
-      keys.add(pair.key);
+      if (keys) {
+        if (keys.has(pair.key)) bail();
+        keys.add(pair.key);
+      } else {
+        for (const p of items) if (p.key === pair.key) bail();
+        if (items.length >= KEYS_LOOKED_THROUGH) keys = new Set([...items.map((p) => p.key), pair.key]);
+      }
       items.push(pair);
       last = lastLineOf(pair.value, this.pos - 1);
     }
@@ -252,7 +263,7 @@ class Scanner {
     if ((m = at(PLAIN_KEY_AT, line, col))) {
       key = m[0];
       len = key.length;
-      if (BOOL_OR_NULL.test(key)) bail();
+      if (isBoolOrNull(key)) bail();
     } else if ((m = at(DQ_AT, line, col))) {
       key = m[1]!;
       len = m[0].length;
@@ -327,7 +338,7 @@ class Scanner {
       if (!m || !afterValue(t, m[0].length)) bail();
       const keys = new Set<string>();
       for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
-        if (keys.has(k[1]!) || BOOL_OR_NULL.test(k[1]!)) bail();
+        if (keys.has(k[1]!) || isBoolOrNull(k[1]!)) bail();
         keys.add(k[1]!);
       }
       return { kind: 'flow-map', size: keys.size, line: lineNo };
@@ -335,9 +346,11 @@ class Scanner {
     // a plain scalar
     if ('-?:,[]{}#&*!|>\'"%@`'.includes(t[0]!) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
     const hash = t.indexOf(' #');
-    const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, '');
+    let rawEnd = hash < 0 ? t.length : hash;
+    while (rawEnd > 0 && t.charCodeAt(rawEnd - 1) === 32) rawEnd--;
+    const raw = rawEnd === t.length ? t : t.slice(0, rawEnd);
     if (raw.includes(': ') || raw.endsWith(':')) bail();
-    const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
+    const special = SPECIAL_PLAIN_START.test(raw) || isBoolOrNull(raw);
     return { kind: 'scalar', str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
   }
 
