@@ -41,6 +41,7 @@ export {
 } from './merge.js';
 export {
   addMergeComments,
+  addMergeCommentsIdentified,
   parseMergeComment,
   MERGE_COMMENT_PREFIX,
   UPSTREAM_IDENTIFIER_ANNOTATION,

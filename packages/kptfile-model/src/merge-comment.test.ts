@@ -1,4 +1,4 @@
-import { identityOf } from '@kdelta/merge-core';
+import { identifyScanned, identityOf, parseYamlStream, scanEachDocument } from '@kdelta/merge-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isMap, parseAllDocuments } from 'yaml';
@@ -7,6 +7,7 @@ import {
   UPSTREAM_IDENTIFIER_ANNOTATION,
   addMergeComments,
   addMergeCommentsComposed,
+  addMergeCommentsIdentified,
   addMergeCommentsTraced,
   parseMergeComment,
 } from './merge-comment.js';
@@ -342,6 +343,56 @@ describe('addMergeComments, differential property', () => {
     // standard deviations below that at 400 runs, so the check never flakes yet still
     // fails if the scanner stops accepting clean streams.
     expect(paths.scan).toBeGreaterThan((paths.scan + paths.compose) / 20);
+  });
+});
+
+// The marking reads every document with the line scanner; the update hands what it read to the
+// merge, which then does not scan the marked text again. What it hands over must be what the merge
+// would have read itself: the marked text's documents, and for each either the identity a parse
+// of the marked document gives, or nothing (the merge then parses that document).
+describe('addMergeCommentsIdentified: the marked documents as the merge identifies them', () => {
+  function check(text: string): 'handed' | 'not handed' {
+    const { text: marked, documents } = addMergeCommentsIdentified(text);
+    expect(marked).toBe(addMergeComments(text));
+    if (documents === undefined) return 'not handed';
+    expect(documents.map((d) => d.text).join('')).toBe(marked);
+    // what the merge's own scan of the marked text says
+    const own = scanEachDocument(marked, (d) => identifyScanned(d, marked));
+    for (const [i, d] of documents.entries()) {
+      if (!d.resource) continue;
+      const parsed = parseYamlStream(d.text).filter((doc) => doc.contents !== null || doc.errors.length > 0);
+      expect(parsed.flatMap((doc) => doc.errors)).toEqual([]);
+      const root = parsed[0]?.contents;
+      expect(d.resource.identity, `document ${i} of ${JSON.stringify(text)}`).toEqual(isMap(root) ? identityOf(root) : undefined);
+      if (own?.[i]?.resource) expect(d.resource).toEqual(own[i]!.resource);
+    }
+    return 'handed';
+  }
+
+  const cases: [string, string, 'handed' | 'not handed'][] = [
+    ['a stream of plain resources', `${EDGE_CASES['plain resource']}---\n${EDGE_CASES['labels only']}`, 'handed'],
+    ['a merge comment kept', EDGE_CASES['existing merge comment kept']!, 'handed'],
+    ['a wrong identifier replaced', EDGE_CASES['identifier wrong']!, 'handed'],
+    ['names with spaces and quotes', EDGE_CASES['quoted names']!, 'handed'],
+    ['a name with a slash', 'kind: A\nmetadata:\n  name: a/b\n  namespace: c\n', 'handed'],
+    ['a namespace and no name', 'kind: A\nmetadata:\n  namespace: ns\n  labels:\n    a: b\n', 'handed'],
+    ['kpt-merge mentioned in the data', 'kind: A\nmetadata:\n  name: a\ndata:\n  k: kpt-merge\n', 'handed'],
+    ['a broken merge comment', 'kind: A\nmetadata: # kpt-merge: nothing\n  name: a\n', 'handed'],
+    ['no metadata, and an empty document', `${EDGE_CASES['no metadata']}---\n---\n${EDGE_CASES['plain resource']}`, 'handed'],
+    ['a document the scanner declines', EDGE_CASES.anchors!, 'not handed'],
+    ['CRLF line ends', EDGE_CASES['plain resource']!.replace(/\n/g, '\r\n'), 'not handed'],
+  ];
+  it.each(cases)('%s', (_, text, expected) => {
+    expect(check(text)).toBe(expected);
+  });
+
+  it('on any stream the merge could read, what is handed over is what the merge would read', () => {
+    fc.assert(
+      fc.property(streamArb, (text) => {
+        check(text);
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 400) },
+    );
   });
 });
 

@@ -10,7 +10,16 @@
  * scanner, which checks on the way that `yaml` would compose them without error. Anything it does
  * not model exactly makes it give up, and the file goes through `yaml`'s composed Documents.
  */
-import { parseYamlStream, type ScannedPair, type ScannedValue, scannedPair, scanStream } from '@kdelta/merge-core';
+import {
+  type IdentifiedDocument,
+  identifyScanned,
+  parseYamlStream,
+  type ScannedLines,
+  type ScannedPair,
+  type ScannedValue,
+  scanEachDocument,
+  scannedPair,
+} from '@kdelta/merge-core';
 import { isCrlf } from './yaml-file.js';
 import { isMap, isScalar, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 
@@ -91,18 +100,12 @@ function bail(): never {
 
 const isSkippable = (line: string): boolean => /^ *(?:#.*)?$/.test(line);
 
+/** The edits of the documents of one text, made on the scan's own lines. */
 class ScannedFile {
-  readonly lines: string[];
-  readonly starts: number[] = [];
-
-  constructor(readonly text: string) {
-    this.lines = text.split('\n');
-    let at = 0;
-    for (const line of this.lines) {
-      this.starts.push(at);
-      at += line.length + 1;
-    }
-  }
+  constructor(
+    readonly text: string,
+    readonly lines: ScannedLines,
+  ) {}
 
   /** Offset where text goes after `v`, the value of the last entry of a block map. */
   insertAt(v: ScannedValue): number {
@@ -120,18 +123,18 @@ class ScannedFile {
         const next = line + 1;
         // what follows must be a content line, a `---` or the end of the text
         // (or the empty rest after the text's last newline)
-        const atEnd = next === this.lines.length - 1 && this.lines[next] === '';
-        if (next < this.lines.length && !atEnd && isSkippable(this.lines[next]!)) bail();
+        const atEnd = next === this.lines.count - 1 && this.lines.text(next) === '';
+        if (next < this.lines.count && !atEnd && isSkippable(this.lines.text(next))) bail();
         break;
       }
       default:
         return bail();
     }
-    const next = this.starts[line + 1];
-    return next === undefined ? this.text.length : next;
+    return this.lines.start(line + 1);
   }
 
-  edits(root: readonly ScannedPair[], out: Edit[]): void {
+  /** Adds the document's edits to `out`; returns the identity its merge comment names, if it has one. */
+  edits(root: readonly ScannedPair[], out: Edit[]): MergeIdentity | undefined {
     const text = this.text;
     const str = (v: ScannedValue | undefined): string | undefined => {
       if (v?.kind === 'block-scalar') bail();
@@ -165,31 +168,53 @@ class ScannedFile {
         // an identifier contains '|', which no non-string plain scalar does
         if ((v.str ?? text.slice(v.start, v.end)) !== id) edits.push({ at: v.start, end: v.end, text: quote(id) });
         out.push(...edits);
-        return;
+        return identity;
       }
       const lastItem = ann.items[ann.items.length - 1]!;
       out.push(
         ...edits,
         insertion(text, this.insertAt(lastItem.value), ' '.repeat(column(text, ann.items[0]!.keyStart)), identifierLine(id)),
       );
-      return;
+      return identity;
     }
     if (annPair) bail(); // empty, null or flow-style annotations: see annotationEdits
     const lastItem = meta.items[meta.items.length - 1]!;
     const at = this.insertAt(lastItem.value);
     out.push(...edits, insertion(text, at, ' '.repeat(column(text, meta.items[0]!.keyStart)), `annotations:\n  ${identifierLine(id)}`));
+    return identity;
   }
 }
 
-/** The edits of the fast path, or undefined when the text is outside what it models. */
-function fastEdits(text: string): Edit[] | undefined {
-  const documents = scanStream(text);
-  if (!documents) return undefined;
-  const file = new ScannedFile(text);
+/**
+ * The edits of the fast path, or undefined when the text is outside what it models; with each
+ * document as the merge will identify it once marked (merge-core's `identifyScanned`), or
+ * undefined where an edit strays out of its document.
+ */
+function fastEdits(text: string): { edits: Edit[]; documents: IdentifiedDocument[] | undefined } | undefined {
   const edits: Edit[] = [];
+  let documents: IdentifiedDocument[] | undefined = [];
+  let file: ScannedFile | undefined;
+  let start = 0;
   try {
-    for (const d of documents) if (d.root) file.edits(d.root, edits);
-    return edits;
+    // each document's edits as the scan reads it: its scanned tree is not kept
+    const scanned = scanEachDocument(text, (d, lines) => {
+      if (d.declined) bail();
+      file ??= new ScannedFile(text, lines);
+      const end = start + d.text.length;
+      const mine: Edit[] = [];
+      const identity = d.root ? file.edits(d.root, mine) : undefined;
+      edits.push(...mine);
+      if (mine.length === 0 || identity === undefined) documents?.push(identifyScanned(d, text));
+      else if (documents && mine.every((e) => e.at > start && e.end <= end)) {
+        const marked = applyEdits(
+          d.text,
+          mine.map((e) => ({ at: e.at - start, end: e.end - start, text: e.text })),
+        );
+        documents.push(identifyScanned(d, text, { text: marked, ...identity }));
+      } else documents = undefined;
+      start = end;
+    });
+    return scanned ? { edits, documents } : undefined;
   } catch (e) {
     if (e === UNSUPPORTED) return undefined;
     throw e;
@@ -414,14 +439,28 @@ export function addMergeCommentsComposed(text: string): string {
 
 /** Which path produced the result; for tests and benchmarks, not exported from the package. */
 export function addMergeCommentsTraced(text: string): { text: string; path: 'scan' | 'compose' } {
+  const { text: marked, path } = markedText(text);
+  return { text: marked, path };
+}
+
+/**
+ * The marked text, and, when the scanner read it, its documents as the merge identifies them
+ * (merge-core's `identifyScanned`): a caller that merges the marked text hands them to the merge
+ * (`mergeFiles`' `identified`), which then does not scan the text again.
+ */
+function markedText(text: string): { text: string; path: 'scan' | 'compose'; documents?: readonly IdentifiedDocument[] } {
   // a CRLF file is edited with LF line ends and turned back, so the edits never land between a
   // `\r` and its `\n` and the lines they add end as the file's do
   if (isCrlf(text)) {
-    const lf = addMergeCommentsTraced(text.replace(/\r\n/g, '\n'));
+    const lf = markedText(text.replace(/\r\n/g, '\n'));
     return { text: lf.text.replace(/\n/g, '\r\n'), path: lf.path };
   }
-  const edits = fastEdits(text);
-  return edits ? { text: applyEdits(text, edits), path: 'scan' } : { text: addMergeCommentsComposed(text), path: 'compose' };
+  const fast = fastEdits(text);
+  if (!fast) return { text: addMergeCommentsComposed(text), path: 'compose' };
+  const marked = applyEdits(text, fast.edits);
+  // the documents, marked one by one, must make the marked text: else the merge scans it
+  const documents = fast.documents && fast.documents.map((d) => d.text).join('') === marked ? fast.documents : undefined;
+  return documents ? { text: marked, path: 'scan', documents } : { text: marked, path: 'scan' };
 }
 
 /**
@@ -430,5 +469,14 @@ export function addMergeCommentsTraced(text: string): { text: string; path: 'sca
  * documents and files that do not parse are returned unchanged, as kpt does.
  */
 export function addMergeComments(text: string): string {
-  return addMergeCommentsTraced(text).text;
+  return markedText(text).text;
+}
+
+/**
+ * {@link addMergeComments}, with the marked text's documents as merge-core's merge identifies
+ * them when the line scanner read the text (undefined otherwise), for `mergeFiles`' `identified`.
+ */
+export function addMergeCommentsIdentified(text: string): { text: string; documents: readonly IdentifiedDocument[] | undefined } {
+  const { text: marked, documents } = markedText(text);
+  return { text: marked, documents };
 }

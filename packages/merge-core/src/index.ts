@@ -27,7 +27,15 @@ export {
 export { FieldPath } from './path.js';
 export { isPinnedPair, pinPair, PIN_COMMENT } from './collate/pin.js';
 export { setResourceField, type SetFieldInput, type SetFieldResult } from './resource/set-field.js';
-export { formatIdentity, groupOf, identityOf, mergeCommentOf, type ResourceIdentity } from './resource/identity.js';
+export {
+  formatIdentity,
+  groupOf,
+  type IdentifiedDocument,
+  identifyScanned,
+  identityOf,
+  mergeCommentOf,
+  type ResourceIdentity,
+} from './resource/identity.js';
 export {
   createParsedTexts,
   parseStream,
@@ -42,7 +50,16 @@ export {
   type SourceDocument,
   type SourceFileDocuments,
 } from './yaml/parse.js';
-export { scannedPair, scanStream, type ScannedDocument, type ScannedPair, type ScannedValue } from './yaml/scan.js';
+export {
+  scanEachDocument,
+  scannedPair,
+  scanStream,
+  type ScannedDocument,
+  type ScannedLines,
+  type ScannedOrDeclined,
+  type ScannedPair,
+  type ScannedValue,
+} from './yaml/scan.js';
 export {
   builtinSchemas,
   FALLBACK_MERGE_KEYS,

@@ -1,4 +1,5 @@
-import { KRMIGNORE_FILE, type KrmIgnore, type PackageView, addMergeComments, parseKrmIgnore } from '@kdelta/kptfile-model';
+import { KRMIGNORE_FILE, type KrmIgnore, type PackageView, addMergeCommentsIdentified, parseKrmIgnore } from '@kdelta/kptfile-model';
+import type { IdentifiedDocument } from '@kdelta/merge-core';
 import { KPTFILE, isKrmPath } from './kptfile.js';
 
 /** Every document of the file already has its merge comment and identifier (cheap text check). */
@@ -14,9 +15,10 @@ function alreadyMarked(text: string): boolean {
  * Adds `# kpt-merge:` comments and upstream-identifier annotations to every resource file of
  * `pkg` and of the packages nested in it, in memory; a file its package's `.krmignore` names is no
  * resource and keeps its bytes. Every file is marked before any is changed: an error leaves the
- * tree as it was.
+ * tree as it was. `identified` gets each marked text's documents as the merge identifies them,
+ * where the marking's scan told (the merge then reads them from there instead of scanning again).
  */
-export function addMergeCommentsToTree(pkg: PackageView): void {
+export function addMergeCommentsToTree(pkg: PackageView, identified?: Map<string, readonly IdentifiedDocument[]>): void {
   const files: { path: string; text: string }[] = [];
   const ignoreOf = (root: string): KrmIgnore | undefined => {
     const text = pkg.text(root ? `${root}/${KRMIGNORE_FILE}` : KRMIGNORE_FILE);
@@ -35,6 +37,11 @@ export function addMergeCommentsToTree(pkg: PackageView): void {
     }
   };
   if (pkg.exists()) walk('', '', ignoreOf(''));
-  const marked = files.map((f) => ({ ...f, next: alreadyMarked(f.text) ? f.text : addMergeComments(f.text) }));
+  const marked = files.map((f) => {
+    if (alreadyMarked(f.text)) return { ...f, next: f.text };
+    const { text, documents } = addMergeCommentsIdentified(f.text);
+    if (documents && identified) identified.set(text, documents);
+    return { ...f, next: text };
+  });
   for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
 }

@@ -42,6 +42,7 @@ function below(input: UpdateInput, rel: string): UpdateInput {
     relPackagePath: `/${rel}`,
     isRoot: false,
     parsed: input.parsed,
+    identified: input.identified,
   };
 }
 

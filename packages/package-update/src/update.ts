@@ -1,7 +1,7 @@
 import { basename, join, posix, relative } from 'node:path';
 import { trustNamed, withoutCredentials } from '@kdelta/git-source';
 import { type PackageView, PackageTree, recoverInterruptedSwap, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
-import type { Conflict, Decision, ParsedTexts, ResourceReport } from '@kdelta/merge-core';
+import type { Conflict, Decision, IdentifiedDocument, ParsedTexts, ResourceReport } from '@kdelta/merge-core';
 import { addMergeCommentsToTree } from './comments.js';
 import { commitTree, isEmpty } from './commit.js';
 import { UpdateError } from './errors.js';
@@ -126,8 +126,10 @@ async function updateOne(
     usersRepos.length > 0 && run.git.trust
       ? { ...run.git, trust: trustNamed(run.git.trust, usersRepos, run.git.cwd ?? process.cwd()) }
       : run.git;
-  // kpt marks every local resource with its merge identity before merging
-  addMergeCommentsToTree(pkg);
+  // kpt marks every local resource with its merge identity before merging. What the marking's
+  // scan read of each side's texts goes to the merge, which so reads each text once.
+  const identified = new Map<string, readonly IdentifiedDocument[]>();
+  addMergeCommentsToTree(pkg, identified);
   const parsed = readKptfile(pkg, pkg.describe(KPTFILE))!;
   const kf = parsed.kptfile;
   const git = kf.upstream?.git;
@@ -143,7 +145,7 @@ async function updateOne(
   const sides: Side[] = [{ path: updated.tree.source, label: sideLabel('upstream', git.repo, git.directory, git.ref ?? updated.ref) }];
   // Marked like origin and local: the marks are then no upstream change, and a resource upstream
   // left alone reads exactly as it does at origin, which spares the merge of it.
-  labelled(sides, () => addMergeCommentsToTree(updated.tree.package()));
+  labelled(sides, () => addMergeCommentsToTree(updated.tree.package(), identified));
   const lock = kf.upstreamLock?.git;
   let origin: PackageView;
   let originTree = PackageTree.empty();
@@ -163,7 +165,7 @@ async function updateOne(
       label: sideLabel('origin', lock.repo ?? git.repo, lock.directory ?? git.directory, lock.commit || lock.ref || ''),
     });
     // marked like the local package, so the marks are not taken for local changes
-    labelled(sides, () => addMergeCommentsToTree(origin));
+    labelled(sides, () => addMergeCommentsToTree(origin, identified));
   } else {
     // Never fetched: the origin is empty. Local content would have nothing to merge against.
     if (hasLocalContent(pkg))
@@ -174,7 +176,7 @@ async function updateOne(
   const out = labelled(sides, () =>
     updateTree(
       strategy,
-      { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true, parsed: parsedTexts },
+      { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true, parsed: parsedTexts, identified },
       run,
     ),
   );

@@ -234,4 +234,27 @@ describe('docs/differences-from-kpt.md', () => {
       expect(configMaps(r.kpt).find((c) => c.file === 'cm.yaml')?.data).toEqual({ k: 'v2' });
     }
   });
+  it("a resource kept against upstream's deletion stays where local has it; kpt sorts it by its local index among upstream's", async () => {
+    const cm = (name: string, v = 'v1') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: ${v}\n`;
+    const stream = (...docs: string[]) => docs.join('---\n');
+    // upstream deletes a, b and c; local changed c, so both tools keep it
+    const r = await replay(
+      'kept-in-place',
+      { Kptfile: KPTFILE, 'all.yaml': stream(cm('a'), cm('b'), cm('c'), cm('d'), cm('e')) },
+      { Kptfile: KPTFILE, 'all.yaml': stream(cm('d'), cm('e')) },
+      {
+        edit: (dir) =>
+          writeFileSync(
+            join(dir, 'all.yaml'),
+            readFileSync(join(dir, 'all.yaml'), 'utf8').replace(
+              'k: v1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /d',
+              'k: mine\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /d',
+            ),
+          ),
+      },
+    );
+    const order = (files: Files) => objects(files, 'all.yaml').map((o) => `${o.metadata.name}=${o.data.k}`);
+    expect(order(r.kdelta)).toEqual(['c=mine', 'd=v1', 'e=v1']);
+    if (r.kpt) expect(order(r.kpt)).toEqual(['d=v1', 'e=v1', 'c=mine']);
+  });
 });

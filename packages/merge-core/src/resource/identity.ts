@@ -5,7 +5,7 @@
  */
 import { isMap, isScalar, type YAMLMap } from 'yaml';
 import { fieldValue, findPair, stringField } from '../yaml/nodes.js';
-import { type ScannedDocument, type ScannedPair, scannedPair } from '../yaml/scan.js';
+import { type ScannedDocument, type ScannedOrDeclined, type ScannedPair, scannedPair } from '../yaml/scan.js';
 
 export interface ResourceIdentity {
   readonly group: string;
@@ -118,4 +118,42 @@ export function scannedIdentityOf(document: ScannedDocument, fileText: string): 
   if (name === UNSURE || namespace === UNSURE) return undefined;
   if (name === undefined) return { identity: undefined, kind };
   return { identity: { group, kind, namespace: namespace ?? '', name }, kind };
+}
+
+/**
+ * A document of a file as the merge identifies it without a parse: its text, and what a scan says
+ * it is (`resource`), or undefined where only a parse can say (the merge then parses it alone).
+ */
+export interface IdentifiedDocument {
+  readonly text: string;
+  readonly empty: boolean;
+  readonly resource: ScannedResource | undefined;
+}
+
+/**
+ * How the merge identifies a document of `fileText` the scanner read. With `marked`, the document
+ * as it reads once kpt's marks are written into it (kptfile-model's merge comments): `text` is
+ * its new text, whose `metadata:` line carries `# kpt-merge: <namespace>/<name>`. The marks name
+ * the identity the document already had, so the scan of the unmarked text says what a scan of the
+ * marked one would, where the comment reads back as that identity and is its only mention; else
+ * the identity is left to a parse. A caller that marks a text so spares the merge a second scan.
+ */
+export function identifyScanned(
+  document: ScannedOrDeclined,
+  fileText: string,
+  marked?: { readonly text: string; readonly namespace: string; readonly name: string },
+): IdentifiedDocument {
+  if (document.declined) return { text: marked?.text ?? document.text, empty: false, resource: undefined };
+  const resource = scannedIdentityOf(document, fileText);
+  if (!marked) return { text: document.text, empty: document.empty, resource };
+  const id = resource?.identity;
+  const readBack = mergeComment.exec(`kpt-merge: ${marked.namespace}/${marked.name}`);
+  const same =
+    id !== undefined &&
+    readBack?.[1] === id.namespace &&
+    readBack[2] === id.name &&
+    marked.namespace === id.namespace &&
+    marked.name === id.name &&
+    marked.text.split('kpt-merge').length === 2;
+  return { text: marked.text, empty: document.empty, resource: same ? resource : undefined };
 }

@@ -7,6 +7,8 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { MergeInputError } from '../errors.js';
 import { yamlParseOptions } from '../yaml/parse.js';
 import { mergeFiles, mergeFilesTraced, type SourceFile } from './merge-files.js';
+import { identifyScanned } from './identity.js';
+import { scanEachDocument } from '../yaml/scan.js';
 
 const casesDir = fileURLToPath(new URL('../__fixtures__/cases/', import.meta.url));
 
@@ -448,7 +450,8 @@ describe('the merge parses only what it needs', () => {
   const traced = (input: Parameters<typeof mergeFiles>[0]) => {
     const trace: string[] = [];
     const result = mergeFilesTraced(input, {}, trace);
-    return { result, parsed: [...new Set(trace)].sort() };
+    const scans = trace.filter((t) => t.startsWith('scan '));
+    return { result, parsed: [...new Set(trace.filter((t) => !t.startsWith('scan ')))].sort(), scans };
   };
 
   test('a one-file stream of block-style resources is split by the scanner: only the documents upstream changed are parsed', () => {
@@ -470,6 +473,22 @@ describe('the merge parses only what it needs', () => {
     const { result, parsed } = traced({ origin, upstream, local });
     expect(parsed).toEqual(['all.yaml#0']);
     expect(result.files[0]!.text).toBe([cm(0, 'v2'), cm(1, 'v1'), mine].join('---\n'));
+  });
+
+  test('each text is scanned once: a text the caller identified while scanning it is read from there', () => {
+    const origin = stream(20, () => 'v1');
+    const upstream = stream(20, (i) => (i === 4 ? 'v2' : 'v1'));
+    const local = stream(20, (i) => (i === 4 || i === 9 ? 'local' : 'v1'));
+    const alone = traced({ origin, upstream, local });
+    expect(alone.scans).toEqual(['scan all.yaml', 'scan all.yaml', 'scan all.yaml']);
+    // as the update hands over what marking origin and upstream read (kptfile-model's merge comments)
+    const identified = new Map(
+      [origin[0]!.text, upstream[0]!.text].map((text) => [text, scanEachDocument(text, (d) => identifyScanned(d, text))!]),
+    );
+    const handed = traced({ origin, upstream, local, identified });
+    expect(handed.scans).toEqual(['scan all.yaml']);
+    expect(handed.parsed).toEqual(alone.parsed);
+    expect(handed.result).toEqual(alone.result);
   });
 
   test('a document the scanner declines is parsed alone, not with the rest of its file', () => {

@@ -10,8 +10,16 @@ import { createEngine, type MergeOptions } from '../options.js';
 import { isCustomResourceDefinition, layerSchemas, schemaRegistryFromCrds } from '../schema/index.js';
 import { toPlain, type YamlNode } from '../yaml/nodes.js';
 import { parseStream, type ParsedTexts, type SourceDocument, type SourceFileDocuments } from '../yaml/parse.js';
-import { scanDocuments } from '../yaml/scan.js';
-import { formatIdentity, identityKey, identityOf, type ResourceIdentity, type ScannedResource, scannedIdentityOf } from './identity.js';
+import { scanEachDocument } from '../yaml/scan.js';
+import {
+  formatIdentity,
+  type IdentifiedDocument,
+  identifyScanned,
+  identityKey,
+  identityOf,
+  type ResourceIdentity,
+  type ScannedResource,
+} from './identity.js';
 
 /** A file of a package: its path relative to the package root, and its text. */
 export interface SourceFile {
@@ -28,6 +36,11 @@ export interface MergeFilesInput {
    * changed): the documents it parses stay there. Absent: each is let go once merged.
    */
   readonly parsed?: ParsedTexts | undefined;
+  /**
+   * Texts whose documents a caller already identified while scanning them (kptfile-model's merge
+   * comments do, see `identifyScanned`), by text: the merge reads them from here, not again.
+   */
+  readonly identified?: ReadonlyMap<string, readonly IdentifiedDocument[]> | undefined;
 }
 
 export type ResourceAction =
@@ -213,7 +226,7 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
     const key = `${f.path}\u0000${f.text}`;
     let r = readFiles.get(key);
     if (!r) {
-      r = (scan && scanFile(f, side, trace, parseText)) || parseFile(f, side, trace, parseText);
+      r = (scan && scanFile(f, side, trace, parseText, input.identified?.get(f.text))) || parseFile(f, side, trace, parseText);
       readFiles.set(key, r);
     }
     return r;
@@ -384,25 +397,36 @@ function scanFile(
   side: Side,
   trace: Trace,
   parseText: ParseText,
+  identified: readonly IdentifiedDocument[] | undefined,
 ): { file: InputFile; resources: (s: Side) => Located[] } | undefined {
-  const scanned = scanDocuments(f.text);
-  if (!scanned) return undefined;
   const documents: DocumentEntry[] = [];
   const read: ({ scanned: ScannedResource } | { parsed: SourceDocument })[] = [];
-  for (const [index, d] of scanned.entries()) {
-    const r = d.declined ? undefined : scannedIdentityOf(d, f.text);
-    if (r && !d.declined) {
+  let whole = false;
+  const take = (d: IdentifiedDocument) => {
+    if (whole) return; // the file is parsed whole: the rest is not worth reading
+    const index = documents.length;
+    if (d.resource) {
       documents.push({ index, text: d.text, empty: d.empty });
-      read.push({ scanned: r });
-      continue;
+      read.push({ scanned: d.resource });
+      return;
     }
     const alone = parseAlone(d.text, f.path, side, parseText);
-    if (!alone) return undefined;
+    if (!alone) {
+      whole = true;
+      return;
+    }
     trace?.push(`${f.path}#${index}`);
     const parsed = { ...alone, index };
     documents.push(parsed);
     read.push({ parsed });
+  };
+  if (identified) identified.forEach(take);
+  else {
+    trace?.push(`scan ${f.path}`);
+    // Each document is identified as the scan reads it: its scanned tree is not kept.
+    if (!scanEachDocument(f.text, (d) => take(identifyScanned(d, f.text)))) return undefined;
   }
+  if (whole) return undefined;
   const file: InputFile = { file: f.path, text: f.text, documents };
   return {
     file,

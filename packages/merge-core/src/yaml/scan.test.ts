@@ -326,6 +326,23 @@ describe('scanDocuments', () => {
     expect(scanStream(text)).toBeUndefined();
   });
 
+  // Small maps look through their keys, large ones keep a set: a duplicate is found either way,
+  // where yaml would refuse it, and wherever it is in the map.
+  test.each([
+    [2, 0, 1],
+    [16, 3, 15],
+    [17, 0, 16],
+    [17, 15, 16],
+    [40, 20, 39],
+    [40, 38, 39],
+    [40, 2, 30],
+  ])('a map of %i keys with key %i written again as key %i declines the document', (size, first, again) => {
+    const keys = Array.from({ length: size }, (_, i) => `k${i === again ? first : i}`);
+    const doc = (ks: string[]) => cm('a', `data:\n${ks.map((k) => `  ${k}: v\n`).join('')}`);
+    expect(scanDocuments(doc(keys))!.map((d) => d.declined)).toEqual([true]);
+    expect(scanDocuments(doc(keys.map((k, i) => (i === again ? `k${i}` : k))))!.map((d) => d.declined)).toEqual([false]);
+  });
+
   test('what could move a document boundary declines the stream', () => {
     for (const text of [`%YAML 1.1\n---\n${cm('a')}`, `${cm('a')}...\n`, `--- # c\n${cm('a')}`, `${cm('a')}---\r\n${cm('b')}`]) {
       expect(scanDocuments(text), text).toBeUndefined();

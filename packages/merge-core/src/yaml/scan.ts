@@ -55,6 +55,10 @@ function bail(): never {
 
 /** YAML 1.1 booleans and nulls: as keys they could equal another key, as values they are not strings. */
 const BOOL_OR_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+/** {@link BOOL_OR_NULL}, the pattern tried only on a word short enough to be one (most are not). */
+const isBoolOrNull = (word: string): boolean => word.length <= 5 && BOOL_OR_NULL.test(word);
+/** Maps of more keys than this check for a duplicate with a set; smaller ones by looking (no set to build). */
+const KEYS_LOOKED_THROUGH = 16;
 /** A plain scalar YAML 1.1 might not read as a string: numbers, timestamps, `.inf`, `=`, `<<`... */
 const SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
@@ -133,40 +137,44 @@ class Scanner {
   /**
    * The documents, split where `yaml` splits them: at each `---` line, except that blank and
    * comment lines before a first `---` belong to the first document rather than making one. A
-   * document the scan does not model is declined alone (`root` is DECLINED).
+   * document the scan does not model is declined alone (`root` is DECLINED). Each document goes
+   * to `visit` as soon as it is read, so that its scanned tree is garbage before the next one is
+   * built: trees of a whole stream kept to the end outlive the young generation, and each of its
+   * collections copies them.
    */
-  documents(): { text: string; root: ScannedPair[] | undefined | typeof DECLINED }[] {
+  documents<T>(visit: (text: string, root: ScannedPair[] | undefined | typeof DECLINED) => T): T[] {
     const segments: { first: number; end: number }[] = [];
     let first = 0;
     for (let i = 0; i <= this.lineCount; i++) {
       const line = i < this.lineCount ? this.lineText(i) : undefined;
       if (line !== undefined) {
-        if (line !== '---') {
+        // only a line starting `-`, `.` or `%` can be a boundary: most lines are indented keys
+        const c = line.charCodeAt(0);
+        if ((c !== 45 && c !== 46 && c !== 37) || line !== '---') {
           // a directive, a document end, or `---` with more on its line: boundaries the scan does not model
-          if (line.startsWith('---') || line.startsWith('...') || line.charCodeAt(0) === 37) bail();
+          if (c === 37 || (c === 45 && line.startsWith('---')) || (c === 46 && line.startsWith('...'))) bail();
           continue;
         }
       }
       segments.push({ first, end: i });
       first = i + 1;
     }
-    const out: { start: number; root: ScannedPair[] | undefined | typeof DECLINED }[] = [];
+    const out: T[] = [];
     for (let s = 0; s < segments.length; s++) {
       const seg = segments[s]!;
-      // A segment's document starts at its `---` line; the first one at the start of the text.
-      const start = s === 0 ? 0 : this.starts[seg.first - 1]!;
       const root = this.documentOrDeclined(seg.first, seg.end);
       if (s === 0 && root === undefined) continue; // nothing before the first `---` (or at all)
       // Whether lines before a first `---` make a document of their own, only the parser can say
       // when the scan declines them and they may hold nothing but blanks and comments.
       if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
-      out.push({ start, root });
+      // A segment's document starts at its `---` line, the first one at the start of the text,
+      // and runs to where the next one starts.
+      const start = out.length === 0 ? 0 : this.starts[seg.first - 1]!;
+      const next = segments[s + 1];
+      const end = next === undefined ? this.text.length : this.starts[next.first - 1]!;
+      out.push(visit(this.text.slice(start, end), root));
     }
-    if (out.length > 0) out[0]!.start = 0;
-    return out.map((d, i) => ({
-      text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1]!.start : this.text.length),
-      root: d.root,
-    }));
+    return out;
   }
 
   /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
@@ -212,7 +220,7 @@ class Scanner {
   /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
   map(indent: number, col: number): ScannedValue & { kind: 'map' } {
     const items: ScannedPair[] = [];
-    const keys = new Set<string>();
+    let keys: Set<string> | undefined;
     let last = this.pos;
     let firstCol: number | undefined = col;
     for (;;) {
@@ -232,8 +240,13 @@ class Scanner {
         c = n;
       }
       const pair = this.entry(c);
-      if (keys.has(pair.key)) bail();
-      keys.add(pair.key);
+      if (keys) {
+        if (keys.has(pair.key)) bail();
+        keys.add(pair.key);
+      } else {
+        for (const p of items) if (p.key === pair.key) bail();
+        if (items.length >= KEYS_LOOKED_THROUGH) keys = new Set([...items.map((p) => p.key), pair.key]);
+      }
       items.push(pair);
       last = lastLineOf(pair.value, this.pos - 1);
     }
@@ -250,7 +263,7 @@ class Scanner {
     if ((m = at(PLAIN_KEY_AT, line, col))) {
       key = m[0];
       len = key.length;
-      if (BOOL_OR_NULL.test(key)) bail();
+      if (isBoolOrNull(key)) bail();
     } else if ((m = at(DQ_AT, line, col))) {
       key = m[1]!;
       len = m[0].length;
@@ -325,7 +338,7 @@ class Scanner {
       if (!m || !afterValue(t, m[0].length)) bail();
       const keys = new Set<string>();
       for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
-        if (keys.has(k[1]!) || BOOL_OR_NULL.test(k[1]!)) bail();
+        if (keys.has(k[1]!) || isBoolOrNull(k[1]!)) bail();
         keys.add(k[1]!);
       }
       return { kind: 'flow-map', size: keys.size, line: lineNo };
@@ -333,9 +346,11 @@ class Scanner {
     // a plain scalar
     if ('-?:,[]{}#&*!|>\'"%@`'.includes(t[0]!) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
     const hash = t.indexOf(' #');
-    const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, '');
+    let rawEnd = hash < 0 ? t.length : hash;
+    while (rawEnd > 0 && t.charCodeAt(rawEnd - 1) === 32) rawEnd--;
+    const raw = rawEnd === t.length ? t : t.slice(0, rawEnd);
     if (raw.includes(': ') || raw.endsWith(':')) bail();
-    const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
+    const special = SPECIAL_PLAIN_START.test(raw) || isBoolOrNull(raw);
     return { kind: 'scalar', str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
   }
 
@@ -408,17 +423,39 @@ export function scanStream(text: string): ScannedDocument[] | undefined {
  * in its stream whenever the stream parses: a `---` line ends whatever is open before it.
  */
 export function scanDocuments(text: string): ScannedOrDeclined[] | undefined {
+  return scanEachDocument(text, (d) => d);
+}
+
+/** The lines of a scanned text: what a caller that edits the text by line needs of them. */
+export interface ScannedLines {
+  readonly count: number;
+  text(i: number): string;
+  /** Offset of line `i` in the text; the text's length for `i` = `count`. */
+  start(i: number): number;
+}
+
+/**
+ * {@link scanDocuments}, each document handed to `visit` as soon as it is read and only what
+ * `visit` returns kept: a stream's scanned trees never all live at once (their memory is young
+ * garbage, cheap to collect). Undefined when the scan cannot say where the documents are; then
+ * `visit` was called for none of them. `lines` are the text's lines, split once for the scan.
+ */
+export function scanEachDocument<T>(text: string, visit: (document: ScannedOrDeclined, lines: ScannedLines) => T): T[] | undefined {
   if (UNUSUAL_LINE_BREAKS.test(text)) return undefined;
-  let documents: ReturnType<Scanner['documents']>;
+  const scanner = new Scanner(text);
+  const lines: ScannedLines = {
+    count: scanner.lineCount,
+    text: (i) => scanner.lineText(i),
+    start: (i) => (i < scanner.lineCount ? scanner.starts[i]! : text.length),
+  };
   try {
-    documents = new Scanner(text).documents();
+    return scanner.documents((t, root) =>
+      visit(root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === undefined, root, declined: false }, lines),
+    );
   } catch (e) {
     if (e === UNSUPPORTED) return undefined;
     throw e;
   }
-  return documents.map(({ text: t, root }) =>
-    root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === undefined, root, declined: false },
-  );
 }
 
 /** The pair of a scanned map with this key. */

@@ -104,7 +104,10 @@ export function resourceMerge(input: UpdateInput): UpdateOutcome {
   const origin = krm(input.origin);
   const upstream = krm(input.updated);
   const result = atSidePath(input, () =>
-    mergeFiles({ origin, upstream, local, parsed: input.parsed }, { strategy: 'upstream-wins', inferKeys: true }),
+    mergeFiles(
+      { origin, upstream, local, parsed: input.parsed, identified: input.identified },
+      { strategy: 'upstream-wins', inferKeys: true },
+    ),
   );
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);

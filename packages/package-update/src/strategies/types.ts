@@ -1,5 +1,5 @@
 import type { PackageView } from '@kdelta/kptfile-model';
-import type { Conflict, Decision, ParsedTexts, ResourceReport } from '@kdelta/merge-core';
+import type { Conflict, Decision, IdentifiedDocument, ParsedTexts, ResourceReport } from '@kdelta/merge-core';
 import type { UpdateStrategy } from '../kptfile.js';
 
 /** One package's three versions, as kpt's updaters receive them. */
@@ -14,6 +14,8 @@ export interface UpdateInput {
   readonly isRoot: boolean;
   /** Where the merge parses, when the caller reads the same texts after it (see `UpdatePackageTreeOptions.parsed`). */
   readonly parsed?: ParsedTexts | undefined;
+  /** Texts the marking scanned, by text: their documents as the merge identifies them (see `addMergeCommentsToTree`). */
+  readonly identified?: ReadonlyMap<string, readonly IdentifiedDocument[]> | undefined;
 }
 
 /** What happened to a package nested in (or at the root of) an update. */
