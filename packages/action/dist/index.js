@@ -33475,7 +33475,7 @@ function createGitHubClient(options = {}) {
   };
   return client;
 }
-var BUDGET_SPENT, WRITES_PER_MINUTE, keyOf;
+var BUDGET_SPENT, WRITES_PER_MINUTE, keyOf2;
 var init_client = __esm({
   "../run/src/forges/github/client.ts"() {
     "use strict";
@@ -33490,7 +33490,7 @@ var init_client = __esm({
     init_repo();
     BUDGET_SPENT = "kdelta: budget spent";
     WRITES_PER_MINUTE = 80;
-    keyOf = (r) => `${r.owner}/${r.repo}`;
+    keyOf2 = (r) => `${r.owner}/${r.repo}`;
   }
 });
 
@@ -33542,7 +33542,7 @@ function createCommits(client) {
   return {
     async publishCommit(input) {
       const repo = client.repoOf(input.target.repo);
-      const where = `${input.target.head} in ${keyOf(repo)}`;
+      const where = `${input.target.head} in ${keyOf2(repo)}`;
       const tree = await treeOf(input, where);
       const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
       const madeTree = await client.call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
@@ -33619,16 +33619,16 @@ function createPullCache(client, options) {
   const mergedByRun = /* @__PURE__ */ new Set();
   const statuses = /* @__PURE__ */ new Map();
   const pushed = /* @__PURE__ */ new Map();
-  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
+  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf2(repo).toLowerCase();
   function pages(repo, state) {
-    return client.allPages(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+    return client.allPages(`list the pull requests of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
       ...repo,
       state,
       per_page: 100
     });
   }
   function remember(target, repo) {
-    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+    if (!seen.has(keyOf2(repo))) seen.set(keyOf2(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
   }
   function once(cache2, key, read) {
     let hit = cache2.get(key);
@@ -33644,7 +33644,7 @@ function createPullCache(client, options) {
     remember(target, repo);
     return once(
       open2,
-      keyOf(repo),
+      keyOf2(repo),
       () => pages(repo, "open").then(
         (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
       )
@@ -33656,7 +33656,7 @@ function createPullCache(client, options) {
   }
   return {
     openPulls,
-    forget: (repo) => open2.delete(keyOf(repo)),
+    forget: (repo) => open2.delete(keyOf2(repo)),
     async findRecord(target) {
       const pulls = await openPulls(target);
       const repo = client.repoOf(target.repo);
@@ -33669,8 +33669,8 @@ function createPullCache(client, options) {
     lastClosed(target, repo) {
       return once(
         closedLast,
-        `${keyOf(repo)}\0${target.head}\0${target.base}`,
-        () => client.call(`list the closed pull requests of ${target.head} in ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+        `${keyOf2(repo)}\0${target.head}\0${target.base}`,
+        () => client.call(`list the closed pull requests of ${target.head} in ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
           ...repo,
           state: "closed",
           head: `${repo.owner}:${target.head}`,
@@ -33688,7 +33688,7 @@ function createPullCache(client, options) {
     toProposal(r, state) {
       const { body, fingerprint } = decodeBody(r.pull.body ?? "", fingerprintIn);
       const id = `${r.pull.number}`;
-      const repoKey = keyOf(client.repoOf(r.repoUrl));
+      const repoKey = keyOf2(client.repoOf(r.repoUrl));
       const merged2 = Boolean(r.pull.merged_at) || mergedByRun.has(`${repoKey}#${id}`);
       const commit = pushed.get(`${repoKey}#${id}`) ?? r.pull.head.sha;
       return {
@@ -33770,7 +33770,7 @@ function createDashboard(client) {
     let answer;
     try {
       answer = await client.graphqlData(
-        `read who the token is and the open issues of ${keyOf(repo)} (GraphQL)`,
+        `read who the token is and the open issues of ${keyOf2(repo)} (GraphQL)`,
         repo,
         VIEWER_AND_ISSUES,
         { owner: repo.owner, name: repo.repo }
@@ -33806,7 +33806,7 @@ function createDashboard(client) {
       }
       const ours = (i) => !i.pull_request && isOurs(me, i.user?.login ?? "", i.title, i.body);
       const issues = await client.allPages(
-        `list the issues of ${keyOf(repo)}`,
+        `list the issues of ${keyOf2(repo)}`,
         "GET /repos/{owner}/{repo}/issues",
         { ...repo, state: "open", creator: me, sort: "created", direction: "asc", per_page: 100 },
         (batch) => batch.some(ours)
@@ -33820,7 +33820,7 @@ function createDashboard(client) {
         throw new ForgeError("body-too-long", `the dashboard has ${body.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
       }
       const issue2 = existing ? await client.call(
-        `update the dashboard #${existing.id} of ${keyOf(repo)}`,
+        `update the dashboard #${existing.id} of ${keyOf2(repo)}`,
         "PATCH /repos/{owner}/{repo}/issues/{issue_number}",
         {
           ...repo,
@@ -33828,7 +33828,7 @@ function createDashboard(client) {
           title: target.title,
           body
         }
-      ) : await client.call(`open the dashboard issue in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/issues", {
+      ) : await client.call(`open the dashboard issue in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/issues", {
         ...repo,
         title: target.title,
         body
@@ -33863,7 +33863,7 @@ function createDecorations(client, cache2, options) {
   const draftsUnsupported = (error2) => /draft pull requests are not supported/i.test(
     `${error2.message ?? ""} ${JSON.stringify(error2.response?.data ?? "")}`
   );
-  const draftsMissing = (repo, what) => `GitHub offers no draft pull requests in ${keyOf(repo)} (a private repository on GitHub Free or Pro): ${what}`;
+  const draftsMissing = (repo, what) => `GitHub offers no draft pull requests in ${keyOf2(repo)} (a private repository on GitHub Free or Pro): ${what}`;
   async function alone(warnings, write, budgetStops = true) {
     try {
       await write();
@@ -33875,7 +33875,7 @@ function createDecorations(client, cache2, options) {
   async function decorate(r, input, created, warnings) {
     const repo = client.repoOf(input.repo);
     const n = r.pull.number;
-    const where = `pull request #${n} of ${keyOf(repo)}`;
+    const where = `pull request #${n} of ${keyOf2(repo)}`;
     const have = new Set(labelsOf(r.pull));
     const missing = (options.labels ?? []).filter((l) => !have.has(l));
     if (missing.length > 0) {
@@ -33962,7 +33962,7 @@ function createDecorations(client, cache2, options) {
       warnings.push(`auto-merge: ${where} is ready to merge but was left open: ${error2.message}`);
       return;
     }
-    cache2.mergedByRun.add(`${keyOf(repo)}#${r.pull.number}`);
+    cache2.mergedByRun.add(`${keyOf2(repo)}#${r.pull.number}`);
     r.pull = { ...r.pull, state: "closed", merged_at: (/* @__PURE__ */ new Date()).toISOString() };
     warnings.push(`auto-merge: ${where} had nothing to wait for (no required check pending): merged now (${method})`);
   }
@@ -33970,7 +33970,7 @@ function createDecorations(client, cache2, options) {
     if (!r.pull.auto_merge || mayAutoMerge(input) && !r.pull.draft) return false;
     const repo = client.repoOf(input.repo);
     await client.graphql(
-      `disable auto-merge on pull request #${r.pull.number} of ${keyOf(repo)}`,
+      `disable auto-merge on pull request #${r.pull.number} of ${keyOf2(repo)}`,
       repo,
       "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
       { id: r.pull.node_id }
@@ -34027,14 +34027,14 @@ function createPulls(client, cache2, decorations, options) {
         const text3 = JSON.stringify(error2.response?.data ?? "");
         const lost = status >= 500 && send < OPEN_SENDS;
         const exists2 = status === 422 && /already exists/i.test(text3);
-        if (!lost && !exists2) throw client.failure(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
+        if (!lost && !exists2) throw client.failure(error2, `open the pull request for ${input.head} in ${keyOf2(repo)}`, repo.owner);
         cache2.forget(repo);
         const r = await cache2.findRecord(input);
         if (r) return { r, created: (lost || send > 1) && r.pull.body === stored };
         if (exists2)
           throw new ForgeError(
             "github-request-failed",
-            `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
+            `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf2(repo)} but cannot be found`
           );
       }
     }
@@ -34046,7 +34046,7 @@ function createPulls(client, cache2, decorations, options) {
     if (Object.keys(patch).length === 0) return false;
     const repo = client.repoOf(input.repo);
     const data = await client.call(
-      `update pull request #${r.pull.number} of ${keyOf(repo)}`,
+      `update pull request #${r.pull.number} of ${keyOf2(repo)}`,
       "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
       { ...repo, pull_number: r.pull.number, ...patch }
     );
@@ -34069,7 +34069,7 @@ function createPulls(client, cache2, decorations, options) {
       }
       const warnings = [];
       const { r, created } = await openOrFind(input, stored, warnings);
-      if (input.headCommit) cache2.pushed.set(`${keyOf(repo)}#${r.pull.number}`, input.headCommit);
+      if (input.headCommit) cache2.pushed.set(`${keyOf2(repo)}#${r.pull.number}`, input.headCommit);
       let changed = created || await edit(r, input, stored);
       if (changed) {
         try {
@@ -34086,12 +34086,12 @@ function createPulls(client, cache2, decorations, options) {
       const n = Number(proposal.id);
       const marked = options.closes && state !== "declined" ? { body: encodeBody(options.closes.mark(proposal.body, state), proposal.fingerprint, fingerprintIn) } : {};
       const data = await client.call(
-        `close pull request #${n} of ${keyOf(repo)}`,
+        `close pull request #${n} of ${keyOf2(repo)}`,
         "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
         { ...repo, pull_number: n, state: "closed", ...marked }
       );
       (await cache2.openPulls(proposal)).delete(n);
-      if (state === "merged") cache2.mergedByRun.add(`${keyOf(repo)}#${n}`);
+      if (state === "merged") cache2.mergedByRun.add(`${keyOf2(repo)}#${n}`);
       return cache2.toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
     },
     ...options.closes ? {
@@ -34177,7 +34177,7 @@ function createSignals(client) {
   async function status(repo, commit, name2) {
     const ours = (s) => s.context === name2;
     const statuses = await client.allPages(
-      `read the statuses of ${commit.slice(0, 12)} in ${keyOf(repo)}`,
+      `read the statuses of ${commit.slice(0, 12)} in ${keyOf2(repo)}`,
       "GET /repos/{owner}/{repo}/commits/{ref}/status",
       { ...repo, ref: commit, per_page: 100 },
       (batch) => batch.some(ours),
@@ -34189,7 +34189,7 @@ function createSignals(client) {
   }
   async function checkRuns(repo, commit, name2) {
     const runs = await client.allPages(
-      `read the check runs ${name2} of ${commit.slice(0, 12)} in ${keyOf(repo)}`,
+      `read the check runs ${name2} of ${commit.slice(0, 12)} in ${keyOf2(repo)}`,
       "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
       { ...repo, ref: commit, check_name: name2, filter: "latest", per_page: 100 },
       void 0,
@@ -34227,8 +34227,8 @@ var init_signals = __esm({
 function createStatuses(client, cache2, budget) {
   async function postStatus2(proposal, status, sha) {
     const repo = client.repoOf(proposal.repo);
-    cache2.pushed.set(`${keyOf(repo)}#${proposal.id}`, sha);
-    await client.call(`record a status on ${sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
+    cache2.pushed.set(`${keyOf2(repo)}#${proposal.id}`, sha);
+    await client.call(`record a status on ${sha.slice(0, 12)} in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
       ...repo,
       sha,
       state: status.state,
@@ -34236,17 +34236,17 @@ function createStatuses(client, cache2, budget) {
       description: [...status.description].slice(0, DESCRIPTION_CHARS).join(""),
       context: "kdelta"
     });
-    cache2.statuses.set(`${keyOf(repo)}@${sha}`, status);
+    cache2.statuses.set(`${keyOf2(repo)}@${sha}`, status);
   }
   return {
     async setStatus(proposal, status, commit) {
       const repo = client.repoOf(proposal.repo);
       const r = (await cache2.openPulls(proposal)).get(Number(proposal.id));
-      const sha = commit ?? cache2.pushed.get(`${keyOf(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
+      const sha = commit ?? cache2.pushed.get(`${keyOf2(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
       if (!sha) {
         throw new ForgeError(
           "github-request-failed",
-          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open and no commit was given: no status recorded`
+          `GitHub: pull request #${proposal.id} of ${keyOf2(repo)} is not open and no commit was given: no status recorded`
         );
       }
       await postStatus2(proposal, status, sha);
@@ -34256,7 +34256,7 @@ function createStatuses(client, cache2, budget) {
       const repo = client.repoOf(proposal.repo);
       const ours = (s) => s.context === "kdelta";
       const statuses = await client.allPages(
-        `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
+        `read the statuses of ${sha.slice(0, 12)} in ${keyOf2(repo)}`,
         "GET /repos/{owner}/{repo}/commits/{ref}/status",
         { ...repo, ref: sha, per_page: 100 },
         (batch) => batch.some(ours),
@@ -34527,9 +34527,9 @@ var init_github2 = __esm({
 
 // src/main.ts
 import { readFileSync as readFileSync4 } from "node:fs";
-import { writeFile as writeFile10 } from "node:fs/promises";
+import { writeFile as writeFile11 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join24 } from "node:path";
+import { join as join25 } from "node:path";
 
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -37811,6 +37811,8 @@ function bail() {
   throw UNSUPPORTED;
 }
 var BOOL_OR_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+var isBoolOrNull = (word) => word.length <= 5 && BOOL_OR_NULL.test(word);
+var KEYS_LOOKED_THROUGH = 16;
 var SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
 var PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
 var DQ = /^"([^"\\]*)"/;
@@ -37876,16 +37878,20 @@ var Scanner = class _Scanner {
   /**
    * The documents, split where `yaml` splits them: at each `---` line, except that blank and
    * comment lines before a first `---` belong to the first document rather than making one. A
-   * document the scan does not model is declined alone (`root` is DECLINED).
+   * document the scan does not model is declined alone (`root` is DECLINED). Each document goes
+   * to `visit` as soon as it is read, so that its scanned tree is garbage before the next one is
+   * built: trees of a whole stream kept to the end outlive the young generation, and each of its
+   * collections copies them.
    */
-  documents() {
+  documents(visit3) {
     const segments = [];
     let first = 0;
     for (let i = 0; i <= this.lineCount; i++) {
       const line = i < this.lineCount ? this.lineText(i) : void 0;
       if (line !== void 0) {
-        if (line !== "---") {
-          if (line.startsWith("---") || line.startsWith("...") || line.charCodeAt(0) === 37) bail();
+        const c = line.charCodeAt(0);
+        if (c !== 45 && c !== 46 && c !== 37 || line !== "---") {
+          if (c === 37 || c === 45 && line.startsWith("---") || c === 46 && line.startsWith("...")) bail();
           continue;
         }
       }
@@ -37895,17 +37901,15 @@ var Scanner = class _Scanner {
     const out = [];
     for (let s = 0; s < segments.length; s++) {
       const seg = segments[s];
-      const start2 = s === 0 ? 0 : this.starts[seg.first - 1];
       const root = this.documentOrDeclined(seg.first, seg.end);
       if (s === 0 && root === void 0) continue;
       if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
-      out.push({ start: start2, root });
+      const start2 = out.length === 0 ? 0 : this.starts[seg.first - 1];
+      const next = segments[s + 1];
+      const end = next === void 0 ? this.text.length : this.starts[next.first - 1];
+      out.push(visit3(this.text.slice(start2, end), root));
     }
-    if (out.length > 0) out[0].start = 0;
-    return out.map((d, i) => ({
-      text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1].start : this.text.length),
-      root: d.root
-    }));
+    return out;
   }
   /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
   holdsContent(first, end) {
@@ -37946,7 +37950,7 @@ var Scanner = class _Scanner {
   /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
   map(indent, col) {
     const items = [];
-    const keys = /* @__PURE__ */ new Set();
+    let keys;
     let last = this.pos;
     let firstCol = col;
     for (; ; ) {
@@ -37966,8 +37970,13 @@ var Scanner = class _Scanner {
         c = n;
       }
       const pair = this.entry(c);
-      if (keys.has(pair.key)) bail();
-      keys.add(pair.key);
+      if (keys) {
+        if (keys.has(pair.key)) bail();
+        keys.add(pair.key);
+      } else {
+        for (const p of items) if (p.key === pair.key) bail();
+        if (items.length >= KEYS_LOOKED_THROUGH) keys = /* @__PURE__ */ new Set([...items.map((p) => p.key), pair.key]);
+      }
       items.push(pair);
       last = lastLineOf(pair.value, this.pos - 1);
     }
@@ -37983,7 +37992,7 @@ var Scanner = class _Scanner {
     if (m = at(PLAIN_KEY_AT, line, col)) {
       key = m[0];
       len = key.length;
-      if (BOOL_OR_NULL.test(key)) bail();
+      if (isBoolOrNull(key)) bail();
     } else if (m = at(DQ_AT, line, col)) {
       key = m[1];
       len = m[0].length;
@@ -38056,16 +38065,18 @@ var Scanner = class _Scanner {
       if (!m || !afterValue(t, m[0].length)) bail();
       const keys = /* @__PURE__ */ new Set();
       for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
-        if (keys.has(k[1]) || BOOL_OR_NULL.test(k[1])) bail();
+        if (keys.has(k[1]) || isBoolOrNull(k[1])) bail();
         keys.add(k[1]);
       }
       return { kind: "flow-map", size: keys.size, line: lineNo };
     }
     if ("-?:,[]{}#&*!|>'\"%@`".includes(t[0]) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
     const hash = t.indexOf(" #");
-    const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, "");
+    let rawEnd = hash < 0 ? t.length : hash;
+    while (rawEnd > 0 && t.charCodeAt(rawEnd - 1) === 32) rawEnd--;
+    const raw = rawEnd === t.length ? t : t.slice(0, rawEnd);
     if (raw.includes(": ") || raw.endsWith(":")) bail();
-    const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
+    const special = SPECIAL_PLAIN_START.test(raw) || isBoolOrNull(raw);
     return { kind: "scalar", str: special ? null : raw, start: at2, end: at2 + raw.length, line: lineNo };
   }
   /** Block scalar lines after the header line; content must be indented past `col`. */
@@ -38124,17 +38135,24 @@ function scanStream(text3) {
   return documents;
 }
 function scanDocuments(text3) {
+  return scanEachDocument(text3, (d) => d);
+}
+function scanEachDocument(text3, visit3) {
   if (UNUSUAL_LINE_BREAKS.test(text3)) return void 0;
-  let documents;
+  const scanner = new Scanner(text3);
+  const lines = {
+    count: scanner.lineCount,
+    text: (i) => scanner.lineText(i),
+    start: (i) => i < scanner.lineCount ? scanner.starts[i] : text3.length
+  };
   try {
-    documents = new Scanner(text3).documents();
+    return scanner.documents(
+      (t, root) => visit3(root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === void 0, root, declined: false }, lines)
+    );
   } catch (e) {
     if (e === UNSUPPORTED) return void 0;
     throw e;
   }
-  return documents.map(
-    ({ text: t, root }) => root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === void 0, root, declined: false }
-  );
 }
 function scannedPair(items, key) {
   if (!items) return void 0;
@@ -38226,6 +38244,15 @@ function scannedIdentityOf(document, fileText) {
   if (name2 === void 0) return { identity: void 0, kind };
   return { identity: { group: group2, kind, namespace: namespace ?? "", name: name2 }, kind };
 }
+function identifyScanned(document, fileText, marked) {
+  if (document.declined) return { text: marked?.text ?? document.text, empty: false, resource: void 0 };
+  const resource = scannedIdentityOf(document, fileText);
+  if (!marked) return { text: document.text, empty: document.empty, resource };
+  const id = resource?.identity;
+  const readBack = mergeComment.exec(`kpt-merge: ${marked.namespace}/${marked.name}`);
+  const same = id !== void 0 && readBack?.[1] === id.namespace && readBack[2] === id.name && marked.namespace === id.namespace && marked.name === id.name && marked.text.split("kpt-merge").length === 2;
+  return { text: marked.text, empty: document.empty, resource: same ? resource : void 0 };
+}
 
 // ../merge-core/src/resource/merge-files.ts
 var ScanMismatch = class extends Error {
@@ -38315,7 +38342,7 @@ function mergeInputs(input, options, scan, trace) {
     const key = `${f.path}\0${f.text}`;
     let r = readFiles.get(key);
     if (!r) {
-      r = scan && scanFile(f, side, trace, parseText) || parseFile(f, side, trace, parseText);
+      r = scan && scanFile(f, side, trace, parseText, input.identified?.get(f.text)) || parseFile(f, side, trace, parseText);
       readFiles.set(key, r);
     }
     return r;
@@ -38443,25 +38470,34 @@ function mergeInputs(input, options, scan, trace) {
   for (const t of tuples) if (t.upstream && t.local) localOf.set(t.upstream.entry, t.local.entry);
   return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions, localOf), report, conflicts, decisions };
 }
-function scanFile(f, side, trace, parseText) {
-  const scanned = scanDocuments(f.text);
-  if (!scanned) return void 0;
+function scanFile(f, side, trace, parseText, identified) {
   const documents = [];
   const read = [];
-  for (const [index, d] of scanned.entries()) {
-    const r = d.declined ? void 0 : scannedIdentityOf(d, f.text);
-    if (r && !d.declined) {
+  let whole = false;
+  const take = (d) => {
+    if (whole) return;
+    const index = documents.length;
+    if (d.resource) {
       documents.push({ index, text: d.text, empty: d.empty });
-      read.push({ scanned: r });
-      continue;
+      read.push({ scanned: d.resource });
+      return;
     }
     const alone = parseAlone(d.text, f.path, side, parseText);
-    if (!alone) return void 0;
+    if (!alone) {
+      whole = true;
+      return;
+    }
     trace?.push(`${f.path}#${index}`);
     const parsed = { ...alone, index };
     documents.push(parsed);
     read.push({ parsed });
+  };
+  if (identified) identified.forEach(take);
+  else {
+    trace?.push(`scan ${f.path}`);
+    if (!scanEachDocument(f.text, (d) => take(identifyScanned(d, f.text)))) return void 0;
   }
+  if (whole) return void 0;
   const file = { file: f.path, text: f.text, documents };
   return {
     file,
@@ -38535,12 +38571,12 @@ function locate(side, files) {
 function identitiesInSeveralFiles(located) {
   const several = /* @__PURE__ */ new Set();
   for (const side of ["local", "upstream", "origin"]) {
-    const fileOf4 = /* @__PURE__ */ new Map();
+    const fileOf5 = /* @__PURE__ */ new Map();
     for (const r of located[side]) {
       if (!r.identity) continue;
       const key = identityKey(r.identity);
-      const first = fileOf4.get(key);
-      if (first === void 0) fileOf4.set(key, r.file.file);
+      const first = fileOf5.get(key);
+      if (first === void 0) fileOf5.set(key, r.file.file);
       else if (first !== r.file.file) several.add(key);
     }
   }
@@ -38550,14 +38586,14 @@ function collateResources(located) {
   const byKey = /* @__PURE__ */ new Map();
   const order = [];
   const perFile = identitiesInSeveralFiles(located);
-  const keyOf5 = (r) => {
+  const keyOf6 = (r) => {
     if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
     const key = identityKey(r.identity);
     return perFile.has(key) ? `${key}\0${r.file.file}` : key;
   };
   for (const side of ["local", "upstream", "origin"]) {
     for (const r of located[side]) {
-      const key = keyOf5(r);
+      const key = keyOf6(r);
       let t = byKey.get(key);
       if (!t) {
         t = { key };
@@ -38688,17 +38724,17 @@ function joinDocuments(chunks, leadingMarker) {
 // ../merge-core/src/value.ts
 function merge3Text(input, options = {}) {
   const file = options.file ?? "<value>";
-  const fileOf4 = (side) => options.files?.[side] ?? `${file} (${side})`;
+  const fileOf5 = (side) => options.files?.[side] ?? `${file} (${side})`;
   const docs = {};
   for (const side of ["origin", "upstream", "local"]) {
     const text4 = input[side];
     if (text4 === void 0) continue;
-    const stream = parseStream(text4, fileOf4(side), side);
+    const stream = parseStream(text4, fileOf5(side), side);
     const nonEmpty2 = stream.documents.filter((d) => !d.empty);
     if (nonEmpty2.length > 1) {
       throw new MergeInputError(
         "invalid-yaml",
-        fileOf4(side),
+        fileOf5(side),
         nonEmpty2[1].index,
         "expected a single YAML value, found several documents",
         side
@@ -38717,9 +38753,9 @@ function merge3Text(input, options = {}) {
       file,
       document: 0,
       files: {
-        origin: { file: fileOf4("origin"), document: 0 },
-        upstream: { file: fileOf4("upstream"), document: 0 },
-        local: { file: fileOf4("local"), document: 0 }
+        origin: { file: fileOf5("origin"), document: 0 },
+        upstream: { file: fileOf5("upstream"), document: 0 },
+        local: { file: fileOf5("local"), document: 0 }
       }
     }
   );
@@ -39863,18 +39899,12 @@ function bail2() {
 }
 var isSkippable = (line) => /^ *(?:#.*)?$/.test(line);
 var ScannedFile = class {
-  constructor(text3) {
+  constructor(text3, lines) {
     this.text = text3;
-    this.lines = text3.split("\n");
-    let at2 = 0;
-    for (const line of this.lines) {
-      this.starts.push(at2);
-      at2 += line.length + 1;
-    }
+    this.lines = lines;
   }
   text;
   lines;
-  starts = [];
   /** Offset where text goes after `v`, the value of the last entry of a block map. */
   insertAt(v) {
     let line;
@@ -39888,17 +39918,17 @@ var ScannedFile = class {
       case "seq":
       case "block-scalar": {
         line = v.last;
-        const next2 = line + 1;
-        const atEnd = next2 === this.lines.length - 1 && this.lines[next2] === "";
-        if (next2 < this.lines.length && !atEnd && isSkippable(this.lines[next2])) bail2();
+        const next = line + 1;
+        const atEnd = next === this.lines.count - 1 && this.lines.text(next) === "";
+        if (next < this.lines.count && !atEnd && isSkippable(this.lines.text(next))) bail2();
         break;
       }
       default:
         return bail2();
     }
-    const next = this.starts[line + 1];
-    return next === void 0 ? this.text.length : next;
+    return this.lines.start(line + 1);
   }
+  /** Adds the document's edits to `out`; returns the identity its merge comment names, if it has one. */
   edits(root, out) {
     const text3 = this.text;
     const str4 = (v) => {
@@ -39931,30 +39961,47 @@ var ScannedFile = class {
         if (v.kind !== "scalar") bail2();
         if ((v.str ?? text3.slice(v.start, v.end)) !== id) edits.push({ at: v.start, end: v.end, text: quote(id) });
         out.push(...edits);
-        return;
+        return identity4;
       }
       const lastItem2 = ann.items[ann.items.length - 1];
       out.push(
         ...edits,
         insertion(text3, this.insertAt(lastItem2.value), " ".repeat(column(text3, ann.items[0].keyStart)), identifierLine(id))
       );
-      return;
+      return identity4;
     }
     if (annPair) bail2();
     const lastItem = meta.items[meta.items.length - 1];
     const at2 = this.insertAt(lastItem.value);
     out.push(...edits, insertion(text3, at2, " ".repeat(column(text3, meta.items[0].keyStart)), `annotations:
   ${identifierLine(id)}`));
+    return identity4;
   }
 };
 function fastEdits(text3) {
-  const documents = scanStream(text3);
-  if (!documents) return void 0;
-  const file = new ScannedFile(text3);
   const edits = [];
+  let documents = [];
+  let file;
+  let start2 = 0;
   try {
-    for (const d of documents) if (d.root) file.edits(d.root, edits);
-    return edits;
+    const scanned = scanEachDocument(text3, (d, lines) => {
+      if (d.declined) bail2();
+      file ??= new ScannedFile(text3, lines);
+      const end = start2 + d.text.length;
+      const mine = [];
+      const identity4 = d.root ? file.edits(d.root, mine) : void 0;
+      edits.push(...mine);
+      if (mine.length === 0 || identity4 === void 0) documents?.push(identifyScanned(d, text3));
+      else if (documents && mine.every((e) => e.at > start2 && e.end <= end)) {
+        const marked = applyEdits(
+          d.text,
+          mine.map((e) => ({ at: e.at - start2, end: e.end - start2, text: e.text }))
+        );
+        documents.push(identifyScanned(d, text3, { text: marked, ...identity4 }));
+      } else documents = void 0;
+      start2 = end;
+    });
+    return scanned ? { edits, documents } : void 0;
   } catch (e) {
     if (e === UNSUPPORTED2) return void 0;
     throw e;
@@ -40135,16 +40182,20 @@ function addMergeCommentsComposed(text3) {
     docs.flatMap((d) => composedEdits(d, text3))
   );
 }
-function addMergeCommentsTraced(text3) {
+function markedText(text3) {
   if (isCrlf(text3)) {
-    const lf = addMergeCommentsTraced(text3.replace(/\r\n/g, "\n"));
+    const lf = markedText(text3.replace(/\r\n/g, "\n"));
     return { text: lf.text.replace(/\n/g, "\r\n"), path: lf.path };
   }
-  const edits = fastEdits(text3);
-  return edits ? { text: applyEdits(text3, edits), path: "scan" } : { text: addMergeCommentsComposed(text3), path: "compose" };
+  const fast = fastEdits(text3);
+  if (!fast) return { text: addMergeCommentsComposed(text3), path: "compose" };
+  const marked = applyEdits(text3, fast.edits);
+  const documents = fast.documents && fast.documents.map((d) => d.text).join("") === marked ? fast.documents : void 0;
+  return documents ? { text: marked, path: "scan", documents } : { text: marked, path: "scan" };
 }
-function addMergeComments(text3) {
-  return addMergeCommentsTraced(text3).text;
+function addMergeCommentsIdentified(text3) {
+  const { text: marked, documents } = markedText(text3);
+  return { text: marked, documents };
 }
 
 // ../kptfile-model/src/package-tree.ts
@@ -46343,10 +46394,10 @@ function ensurePackageContext(pkg, pv, packageName = "") {
       ".data"
     );
   }
-  const keyOf5 = (p) => (0, import_yaml21.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+  const keyOf6 = (p) => (0, import_yaml21.isScalar)(p.key) ? String(p.key.value) : String(p.key);
   const added = [];
   for (const key of Object.keys(data)) {
-    const pair = dataNode.items.find((p) => (0, import_yaml21.isPair)(p) && keyOf5(p) === key);
+    const pair = dataNode.items.find((p) => (0, import_yaml21.isPair)(p) && keyOf6(p) === key);
     if (pair) {
       if ((0, import_yaml21.isScalar)(pair.value)) pair.value.value = data[key];
       else pair.value = cm.createNode(data[key]);
@@ -46356,7 +46407,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
   }
   for (const key of added.sort()) dataNode.set(cm.createNode(key), cm.createNode(data[key]));
   for (const key of removeKeys) {
-    const i = dataNode.items.findIndex((p) => keyOf5(p) === key);
+    const i = dataNode.items.findIndex((p) => keyOf6(p) === key);
     if (i >= 0) dataNode.items.splice(i, 1);
   }
 }
@@ -49673,9 +49724,9 @@ function writtenBy(recorded2, control) {
 
 // ../run/src/context.ts
 init_src2();
-import { mkdir as mkdir6, rm as rm7 } from "node:fs/promises";
+import { mkdir as mkdir7, rm as rm8 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join20, resolve as resolve9 } from "node:path";
+import { join as join21, resolve as resolve9 } from "node:path";
 
 // ../run/src/forges/local.ts
 import { readdir as readdir5, readFile as readFile6 } from "node:fs/promises";
@@ -49842,7 +49893,7 @@ function createLocalForge(options) {
   const prefix = options.branchPrefix ?? "kdelta/";
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
   const variantOf = (head) => variantNameOf(head, prefix);
-  const fileOf4 = (t) => join13(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
+  const fileOf5 = (t) => join13(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
   const parsed = /* @__PURE__ */ new Map();
   async function read(file) {
@@ -49860,7 +49911,7 @@ function createLocalForge(options) {
     return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
   }
   async function write(p) {
-    const file = fileOf4(p);
+    const file = fileOf5(p);
     const text3 = renderRecord(p, p.body);
     const before = await readFile6(file, "utf8").catch(() => void 0);
     if (before === text3) return false;
@@ -49869,13 +49920,13 @@ function createLocalForge(options) {
   }
   return {
     name: "local",
-    recordOf: (target) => urlOf(fileOf4(target)),
+    recordOf: (target) => urlOf(fileOf5(target)),
     async find(target) {
-      const p = await read(fileOf4(target));
+      const p = await read(fileOf5(target));
       return p && p.state === "open" && p.base === target.base && p.head === target.head ? p : void 0;
     },
     async upsert(input) {
-      const file = fileOf4(input);
+      const file = fileOf5(input);
       const existing = await read(file);
       const created = existing?.state !== "open";
       const { conflicts, renderFailed, review, ...rest } = input;
@@ -49898,7 +49949,7 @@ function createLocalForge(options) {
       return { proposal, created, changed };
     },
     async declined(target) {
-      const p = await read(fileOf4(target));
+      const p = await read(fileOf5(target));
       return p && p.state === "declined" && p.base === target.base && p.head === target.head ? p : void 0;
     },
     async close(proposal, state = "closed") {
@@ -49908,7 +49959,7 @@ function createLocalForge(options) {
       return closed;
     },
     async setStatus(proposal, status) {
-      const current = await read(fileOf4(proposal)) ?? proposal;
+      const current = await read(fileOf5(proposal)) ?? proposal;
       await write({ ...current, status });
     },
     // The dashboard is a Markdown file beside the downstreams' folders (which list() reads): `<dir>/dashboard.md`.
@@ -50040,7 +50091,7 @@ function alreadyMarked(text3) {
   const ids = text3.match(/internal\.kpt\.dev\/upstream-identifier:/g)?.length ?? 0;
   return comments === kinds && ids === kinds;
 }
-function addMergeCommentsToTree(pkg) {
+function addMergeCommentsToTree(pkg, identified) {
   const files = [];
   const ignoreOf = (root) => {
     const text3 = pkg.text(root ? `${root}/${KRMIGNORE_FILE}` : KRMIGNORE_FILE);
@@ -50058,7 +50109,12 @@ function addMergeCommentsToTree(pkg) {
     }
   };
   if (pkg.exists()) walk("", "", ignoreOf(""));
-  const marked = files.map((f) => ({ ...f, next: alreadyMarked(f.text) ? f.text : addMergeComments(f.text) }));
+  const marked = files.map((f) => {
+    if (alreadyMarked(f.text)) return { ...f, next: f.text };
+    const { text: text3, documents } = addMergeCommentsIdentified(f.text);
+    if (documents && identified) identified.set(text3, documents);
+    return { ...f, next: text3 };
+  });
   for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
 }
 
@@ -50158,7 +50214,7 @@ function labelled(sides2, fn3) {
 }
 function relabel(sides2, error2) {
   if (!(error2 instanceof Error)) return error2;
-  const rename8 = (text3) => {
+  const rename9 = (text3) => {
     let out = text3;
     for (const side of sides2) {
       if (side.path === "") continue;
@@ -50166,11 +50222,11 @@ function relabel(sides2, error2) {
     }
     return out;
   };
-  const message2 = rename8(error2.message);
+  const message2 = rename9(error2.message);
   if (message2 !== error2.message) error2.message = message2;
   const located = error2;
   if (typeof located.file === "string") {
-    const file = rename8(located.file);
+    const file = rename9(located.file);
     if (file !== located.file) located.file = file;
   }
   return error2;
@@ -50525,7 +50581,10 @@ function resourceMerge(input) {
   const upstream2 = krm(input.updated);
   const result = atSidePath(
     input,
-    () => mergeFiles({ origin, upstream: upstream2, local, parsed: input.parsed }, { strategy: "upstream-wins", inferKeys: true })
+    () => mergeFiles(
+      { origin, upstream: upstream2, local, parsed: input.parsed, identified: input.identified },
+      { strategy: "upstream-wins", inferKeys: true }
+    )
   );
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
@@ -50564,7 +50623,8 @@ function below(input, rel) {
     origin: input.origin.at(rel),
     relPackagePath: `/${rel}`,
     isRoot: false,
-    parsed: input.parsed
+    parsed: input.parsed,
+    identified: input.identified
   };
 }
 function updateTree(strategy, input, ctx = quiet) {
@@ -50708,7 +50768,8 @@ function hasLocalContent(pkg) {
 }
 async function updateOne(run2, pkg, name2, usersRepos, parsedTexts) {
   const fetchGit = usersRepos.length > 0 && run2.git.trust ? { ...run2.git, trust: trustNamed(run2.git.trust, usersRepos, run2.git.cwd ?? process.cwd()) } : run2.git;
-  addMergeCommentsToTree(pkg);
+  const identified = /* @__PURE__ */ new Map();
+  addMergeCommentsToTree(pkg, identified);
   const parsed = readKptfile(pkg, pkg.describe(KPTFILE));
   const kf = parsed.kptfile;
   const git2 = kf.upstream?.git;
@@ -50720,7 +50781,7 @@ async function updateOne(run2, pkg, name2, usersRepos, parsedTexts) {
   const namedBy = pkg.describe(KPTFILE);
   const updated = await fetchTree(fetchGit, git2.repo, git2.directory ?? "/", ref, namedBy);
   const sides2 = [{ path: updated.tree.source, label: sideLabel("upstream", git2.repo, git2.directory, git2.ref ?? updated.ref) }];
-  labelled(sides2, () => addMergeCommentsToTree(updated.tree.package()));
+  labelled(sides2, () => addMergeCommentsToTree(updated.tree.package(), identified));
   const lock = kf.upstreamLock?.git;
   let origin;
   let originTree = PackageTree.empty();
@@ -50739,7 +50800,7 @@ async function updateOne(run2, pkg, name2, usersRepos, parsedTexts) {
       path: fetched.tree.source,
       label: sideLabel("origin", lock.repo ?? git2.repo, lock.directory ?? git2.directory, lock.commit || lock.ref || "")
     });
-    labelled(sides2, () => addMergeCommentsToTree(origin));
+    labelled(sides2, () => addMergeCommentsToTree(origin, identified));
   } else {
     if (hasLocalContent(pkg))
       throw new UpdateError(`no origin available for package "${name2}": its Kptfile has no upstreamLock`, "no-origin");
@@ -50750,7 +50811,7 @@ async function updateOne(run2, pkg, name2, usersRepos, parsedTexts) {
     sides2,
     () => updateTree(
       strategy,
-      { local: pkg, updated: updated.tree.package(), origin, relPackagePath: "/", isRoot: true, parsed: parsedTexts },
+      { local: pkg, updated: updated.tree.package(), origin, relPackagePath: "/", isRoot: true, parsed: parsedTexts, identified },
       run2
     )
   );
@@ -51908,6 +51969,77 @@ async function identicalWinner(dir, to, parent) {
   return theirTree === ourTree && parents.length === 1 && parents[0] === parent ? winner : void 0;
 }
 
+// ../run/src/propose/up-to-date-memo.ts
+init_src2();
+import { mkdir as mkdir6, readFile as readFile9, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
+import { join as join20 } from "node:path";
+var DIRECTORY = "run-up-to-date";
+function upToDateMemo(cacheRoot, settings) {
+  return {
+    root: cacheRoot,
+    settings: hashOf({
+      render: settings.render,
+      allowExec: settings.allowExec === true,
+      allowedImages: settings.allowedImages ?? null,
+      version: settings.version,
+      controlRecord: settings.controlRecord ?? null
+    })
+  };
+}
+function memoApplies(change) {
+  switch (change.kind) {
+    case "variant":
+    case "update":
+      return true;
+    case "removal":
+    case "orphan":
+    case "group":
+      return false;
+    default:
+      return change.kind;
+  }
+}
+function fileOf(memo2, k) {
+  const { target, directory } = k.change;
+  const where = hashOf({ url: repositoryIdentity(target.repo), base: target.base, head: target.head, directory }).slice(0, 32);
+  return join20(memo2.root, DIRECTORY, `${where}.json`);
+}
+function keyOf(memo2, k) {
+  const { target, fingerprint, kind, variant, directory } = k.change;
+  return hashOf({
+    url: repositoryIdentity(target.repo),
+    base: target.base,
+    head: target.head,
+    directory,
+    kind,
+    variant,
+    fingerprint,
+    baseCommit: k.baseCommit,
+    headCommit: k.headCommit ?? null,
+    settings: memo2.settings
+  });
+}
+async function wasUpToDate(memo2, k) {
+  try {
+    const stored = JSON.parse(await readFile9(fileOf(memo2, k), "utf8"));
+    return stored?.key === keyOf(memo2, k);
+  } catch {
+    return false;
+  }
+}
+async function rememberUpToDate(memo2, k) {
+  const file = fileOf(memo2, k);
+  const stored = { key: keyOf(memo2, k) };
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await mkdir6(join20(memo2.root, DIRECTORY), { recursive: true });
+    await writeFile7(tmp, JSON.stringify(stored));
+    await rename5(tmp, file);
+  } catch {
+    await rm7(tmp, { force: true }).catch(() => void 0);
+  }
+}
+
 // ../run/src/context.ts
 function interrupted(signal) {
   const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
@@ -51929,7 +52061,7 @@ async function inRunDirectory(signal, fn3) {
     throw error2;
   } finally {
     signal?.removeEventListener("abort", stopGit);
-    await rm7(runDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {
+    await rm8(runDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {
     });
     removeTempDir(runDir);
   }
@@ -52002,21 +52134,28 @@ function createJobContext(input) {
     return listRemoteRefs({ repo: url, cwd, env, ...tokenFor(url) });
   });
   const { ticks } = input;
+  const render = input.render ?? true;
+  const allowedImages = settings.allowedImages ?? (input.previewing ? [] : void 0);
   const ctx = {
     version: input.version,
     ...ticks.repropose.size > 0 ? { repropose: ticks.repropose } : {},
     dryRun: settings.dryRun,
     forge,
     materialize: input.materialize ?? createPackageUpdateMaterialize(),
-    render: input.render ?? true,
+    render,
     allowExec: settings.allowExec,
-    // an upstream ref under preview is anyone's pull request: its pipelines run no container
-    // image unless the user allowed some for it (built-ins still render the catalogue's functions)
-    allowedImages: settings.allowedImages ?? (input.previewing ? [] : void 0),
+    allowedImages,
     author: settings.author,
     env,
     trust,
     cacheDir: input.cacheDir,
+    upToDate: input.materialize || settings.dryRun ? void 0 : upToDateMemo(input.cacheDir ?? defaultCacheDir(env), {
+      render,
+      allowExec: settings.allowExec,
+      allowedImages,
+      version: input.version,
+      controlRecord: input.controlRecord
+    }),
     branchPrefix: settings.branchPrefix,
     signal: input.signal,
     budget: input.budget,
@@ -52024,15 +52163,15 @@ function createJobContext(input) {
     controlRecord: input.controlRecord,
     checkout: async (url, base, head, name2) => {
       const mirror = await ctx.mirror(url);
-      const dir = join20(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
-      await mkdir6(join20(runDir, "jobs"), { recursive: true });
+      const dir = join21(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+      await mkdir7(join21(runDir, "jobs"), { recursive: true });
       return checkoutMirror(mirror, url, base, head, dir);
     },
     upstreamRefs: remoteRefs,
     heads: async (url) => headsOf(await remoteRefs(url)),
     mirror: memo(async (url) => {
-      const dir = join20(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
-      await mkdir6(join20(runDir, "mirrors"), { recursive: true });
+      const dir = join21(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
+      await mkdir7(join21(runDir, "mirrors"), { recursive: true });
       await forge.prepareGitToken?.(url);
       await cloneBare({ repo: url, dest: dir, cwd, env, ...tokenFor(url) });
       return { dir, heads: await mirrorHeads(dir) };
@@ -52156,7 +52295,7 @@ function pausedOf(vp, now) {
 function groups2(input) {
   const where = new Map(input.variants.map((v) => [v.name, v]));
   const byKey = /* @__PURE__ */ new Map();
-  const keyOf5 = (policy, upstream2, r) => `${policy}\0${upstream2}\0${r.ref}\0${r.commit}`;
+  const keyOf6 = (policy, upstream2, r) => `${policy}\0${upstream2}\0${r.ref}\0${r.commit}`;
   const member = (name2, vp, v, merged2) => ({
     variant: name2,
     downstream: v.downstream.repository.name,
@@ -52174,7 +52313,7 @@ function groups2(input) {
     governed.push({ name: name2, vp, v });
     for (const r of [vp.target, vp.major]) {
       if (!r) continue;
-      const key = keyOf5(vp.policy.name, upstreamOf(v), r);
+      const key = keyOf6(vp.policy.name, upstreamOf(v), r);
       let g = byKey.get(key);
       if (!g) byKey.set(key, g = { policy: vp.policy, upstream: upstreamOf(v), revision: r, members: [] });
       g.members.push(member(name2, vp, v, false));
@@ -54333,6 +54472,8 @@ async function propose(ctx, change) {
     };
   }
   if (!open2 && change.current) return { action: "up-to-date", writes: false, fingerprint, ...known };
+  const memoKey = !open2 && !reproposed ? upToDateKey(ctx, change, heads) : void 0;
+  if (memoKey && await wasUpToDate(ctx.upToDate, memoKey)) return { action: "up-to-date", writes: false, fingerprint, ...known };
   await checkpoint(ctx.signal);
   const checkedOut = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
   let foreignOnce;
@@ -54381,6 +54522,8 @@ async function propose(ctx, change) {
     foreign,
     carried
   });
+  if (memoKey && proposed.action === "up-to-date" && !prepared.renderFailure && checkedOut.baseCommit === memoKey.baseCommit && checkedOut.remoteHead === memoKey.headCommit)
+    await rememberUpToDate(ctx.upToDate, memoKey);
   const said = [proposed.message, decisionsMessage(prepared.decisions, ticked)].filter((m) => m !== void 0);
   return {
     ...proposed,
@@ -54397,6 +54540,11 @@ async function propose(ctx, change) {
     // a dry run says what each resource would become (a preview lists those that change)
     ...ctx.dryRun ? { resources: prepared.resources } : {}
   };
+}
+function upToDateKey(ctx, change, heads) {
+  const baseCommit = heads.get(change.target.base);
+  if (!ctx.upToDate || !memoApplies(change) || baseCommit === void 0) return void 0;
+  return { change, baseCommit, headCommit: heads.get(change.target.head) };
 }
 function strings2(value2) {
   return Array.isArray(value2) ? value2.filter((v) => typeof v === "string") : void 0;
@@ -55163,9 +55311,9 @@ function removalGuard(input) {
   const drafts = input.drafts.filter((d) => input.mine(d.variant));
   const count = counted.length;
   if (count <= input.max) return { count, removals, drafts, held: [] };
-  const keyOf5 = (c) => jobKey(c.variant, c.downstream);
+  const keyOf6 = (c) => jobKey(c.variant, c.downstream);
   const mine = counted.filter((c) => input.mine(c.variant));
-  const allowedBy = [removalSetKey(counted.map(keyOf5)), removalSetKey(mine.map(keyOf5))].find((k) => input.allowed.has(k));
+  const allowedBy = [removalSetKey(counted.map(keyOf6)), removalSetKey(mine.map(keyOf6))].find((k) => input.allowed.has(k));
   if (allowedBy !== void 0) return { count, removals, drafts, held: [], allowedBy };
   const message2 = heldMessage(counted, input.max, input.proposed.size);
   return {
@@ -55188,13 +55336,13 @@ function heldMessage(counted, max, proposed) {
 
 // ../run/src/plan/removal-scan.ts
 init_src2();
-import { mkdir as mkdir7, readFile as readFile9, rename as rename5, rm as rm8, writeFile as writeFile7 } from "node:fs/promises";
-import { join as join21 } from "node:path";
-function fileOf(cacheRoot, k) {
+import { mkdir as mkdir8, readFile as readFile10, rename as rename6, rm as rm9, writeFile as writeFile8 } from "node:fs/promises";
+import { join as join22 } from "node:path";
+function fileOf2(cacheRoot, k) {
   const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
-  return join21(cacheRoot, "run-removal-scans", `${where}.json`);
+  return join22(cacheRoot, "run-removal-scans", `${where}.json`);
 }
-function keyOf2(k) {
+function keyOf3(k) {
   return hashOf({
     url: repositoryIdentity(k.url),
     repository: k.repository,
@@ -55209,11 +55357,11 @@ function keyOf2(k) {
 async function storedRemovals(cacheRoot, k) {
   let stored;
   try {
-    stored = JSON.parse(await readFile9(fileOf(cacheRoot, k), "utf8"));
+    stored = JSON.parse(await readFile10(fileOf2(cacheRoot, k), "utf8"));
   } catch {
     return void 0;
   }
-  if (stored?.key !== keyOf2(k) || !Array.isArray(stored.removals)) return void 0;
+  if (stored?.key !== keyOf3(k) || !Array.isArray(stored.removals)) return void 0;
   return stored.removals.map((r) => ({
     variant: r.variant,
     repository: k.repository,
@@ -55224,18 +55372,18 @@ async function storedRemovals(cacheRoot, k) {
   }));
 }
 async function storeRemovals(cacheRoot, k, removals) {
-  const file = fileOf(cacheRoot, k);
+  const file = fileOf2(cacheRoot, k);
   const stored = {
-    key: keyOf2(k),
+    key: keyOf3(k),
     removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
   };
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    await mkdir7(join21(cacheRoot, "run-removal-scans"), { recursive: true });
-    await writeFile7(tmp, JSON.stringify(stored));
-    await rename5(tmp, file);
+    await mkdir8(join22(cacheRoot, "run-removal-scans"), { recursive: true });
+    await writeFile8(tmp, JSON.stringify(stored));
+    await rename6(tmp, file);
   } catch {
-    await rm8(tmp, { force: true }).catch(() => void 0);
+    await rm9(tmp, { force: true }).catch(() => void 0);
   }
 }
 
@@ -55400,9 +55548,9 @@ function variantLabel(v) {
 function updateLabel(control, u) {
   return `${control.name}/${u.directory || "."}`;
 }
-function retriedFirst(jobs, keyOf5, ticks) {
+function retriedFirst(jobs, keyOf6, ticks) {
   if (ticks.retry.size === 0) return [...jobs];
-  return [...jobs.filter((j) => ticks.retry.has(keyOf5(j))), ...jobs.filter((j) => !ticks.retry.has(keyOf5(j)))];
+  return [...jobs.filter((j) => ticks.retry.has(keyOf6(j))), ...jobs.filter((j) => !ticks.retry.has(keyOf6(j)))];
 }
 
 // ../run/src/gates/limits.ts
@@ -55440,7 +55588,7 @@ function allotRoom(room, now) {
 function hasLimits(vp) {
   return vp !== void 0 && (vp.policy.limits.openProposals !== void 0 || vp.policy.limits.perHour !== void 0);
 }
-var keyOf3 = (variant, major) => major ? `${variant}${MAJOR_SUFFIX}` : variant;
+var keyOf4 = (variant, major) => major ? `${variant}${MAJOR_SUFFIX}` : variant;
 var dueOn = (vp, major) => major ? vp.major : vp.target;
 function newRevisionDue(slot) {
   return slot.members.some(({ vp }) => {
@@ -55501,11 +55649,11 @@ function slotsByPolicy(context) {
         },
         { v, vp }
       );
-    else add(vp.policy, { key: keyOf3(v.name, false), target: own2, major: false, group: false }, { v, vp });
+    else add(vp.policy, { key: keyOf4(v.name, false), target: own2, major: false, group: false }, { v, vp });
     if (vp.policy.separateMajor)
       add(
         vp.policy,
-        { key: keyOf3(v.name, true), target: { ...own2, head: `${own2.head}${MAJOR_SUFFIX}` }, major: true, group: false },
+        { key: keyOf4(v.name, true), target: { ...own2, head: `${own2.head}${MAJOR_SUFFIX}` }, major: true, group: false },
         { v, vp }
       );
   }
@@ -55515,6 +55663,7 @@ async function decideFleet(self2, context) {
   const { forge, ticks } = context;
   const decisions = /* @__PURE__ */ new Map();
   for (const [policy, slots] of slotsByPolicy(context)) {
+    if (!slots.some(newRevisionDue)) continue;
     const open2 = await inBatches(slots, async (slot) => forge ? await forge.find(slot.target) : void 0);
     const candidates = [];
     for (const [i, slot] of slots.entries()) {
@@ -55539,7 +55688,7 @@ async function decideFleet(self2, context) {
     );
     for (const slot of slots) {
       const decision = room.get(slot.key);
-      if (decision) for (const { v } of slot.members) decisions.set(keyOf3(v.name, slot.major), decision);
+      if (decision) for (const { v } of slot.members) decisions.set(keyOf4(v.name, slot.major), decision);
     }
   }
   return decisions;
@@ -55558,7 +55707,7 @@ var limits = {
     const decisions = await fleet;
     const major = job.kind === "variant" && job.major === true;
     for (const { variant } of governed) {
-      const decision = decisions.get(keyOf3(variant, major));
+      const decision = decisions.get(keyOf4(variant, major));
       if (decision && !decision.pass) return decision;
     }
     return PASS;
@@ -56018,8 +56167,8 @@ init_src2();
 
 // ../run/src/policy/downstream-state.ts
 init_src2();
-import { mkdir as mkdir8, readFile as readFile10, rename as rename6, rm as rm9, writeFile as writeFile8 } from "node:fs/promises";
-import { join as join22 } from "node:path";
+import { mkdir as mkdir9, readFile as readFile11, rename as rename7, rm as rm10, writeFile as writeFile9 } from "node:fs/promises";
+import { join as join23 } from "node:path";
 
 // ../run/src/policy/downstream-policy.ts
 var DOWNSTREAM_POLICY_MAX_BYTES = 64 * 1024;
@@ -56227,11 +56376,11 @@ async function mergesOf(dir, commit, states, env) {
   }
   return out;
 }
-function fileOf2(input) {
+function fileOf3(input) {
   const where = hashOf({ url: repositoryIdentity(input.url), branch: input.branch }).slice(0, 32);
-  return join22(input.cacheRoot, "run-policy-states", `${where}.json`);
+  return join23(input.cacheRoot, "run-policy-states", `${where}.json`);
 }
-function keyOf4(input) {
+function keyOf5(input) {
   return hashOf({
     url: repositoryIdentity(input.url),
     branch: input.branch,
@@ -56244,11 +56393,11 @@ function keyOf4(input) {
 async function storedRead(input) {
   let stored;
   try {
-    stored = JSON.parse(await readFile10(fileOf2(input), "utf8"));
+    stored = JSON.parse(await readFile11(fileOf3(input), "utf8"));
   } catch {
     return void 0;
   }
-  if (stored?.key !== keyOf4(input) || !Array.isArray(stored.states)) return void 0;
+  if (stored?.key !== keyOf5(input) || !Array.isArray(stored.states)) return void 0;
   const states = /* @__PURE__ */ new Map();
   for (const s of stored.states) {
     states.set(s.directory, {
@@ -56261,9 +56410,9 @@ async function storedRead(input) {
   return { baseCommit: input.commit, states, ...stored.team ? { team: stored.team } : {} };
 }
 async function storeRead(input, read) {
-  const file = fileOf2(input);
+  const file = fileOf3(input);
   const stored = {
-    key: keyOf4(input),
+    key: keyOf5(input),
     states: [...read.states].map(([directory, s]) => ({
       directory,
       ...s.ref !== void 0 ? { ref: s.ref } : {},
@@ -56274,11 +56423,11 @@ async function storeRead(input, read) {
   };
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    await mkdir8(join22(input.cacheRoot, "run-policy-states"), { recursive: true });
-    await writeFile8(tmp, JSON.stringify(stored));
-    await rename6(tmp, file);
+    await mkdir9(join23(input.cacheRoot, "run-policy-states"), { recursive: true });
+    await writeFile9(tmp, JSON.stringify(stored));
+    await rename7(tmp, file);
   } catch {
-    await rm9(tmp, { force: true }).catch(() => void 0);
+    await rm10(tmp, { force: true }).catch(() => void 0);
   }
 }
 
@@ -56416,23 +56565,23 @@ function chooseRevisions(input) {
 
 // ../run/src/policy/tag-dates.ts
 init_src2();
-import { mkdir as mkdir9, readFile as readFile11, rename as rename7, rm as rm10, writeFile as writeFile9 } from "node:fs/promises";
-import { join as join23 } from "node:path";
-function fileOf3(cacheRoot, url) {
-  return join23(cacheRoot, "run-tag-dates", `${hashOf({ url: repositoryIdentity(url) }).slice(0, 32)}.json`);
+import { mkdir as mkdir10, readFile as readFile12, rename as rename8, rm as rm11, writeFile as writeFile10 } from "node:fs/promises";
+import { join as join24 } from "node:path";
+function fileOf4(cacheRoot, url) {
+  return join24(cacheRoot, "run-tag-dates", `${hashOf({ url: repositoryIdentity(url) }).slice(0, 32)}.json`);
 }
 async function tagDates(input) {
   const out = /* @__PURE__ */ new Map();
   if (input.tags.length === 0) return out;
-  const file = fileOf3(input.cacheRoot, input.url);
+  const file = fileOf4(input.cacheRoot, input.url);
   let stored = {};
   try {
-    const parsed = JSON.parse(await readFile11(file, "utf8"));
+    const parsed = JSON.parse(await readFile12(file, "utf8"));
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) stored = parsed;
   } catch {
   }
-  const keyOf5 = (t) => t.commit.toLowerCase();
-  const missing = [...new Set(input.tags.filter((t) => typeof stored[keyOf5(t)] !== "number").map(keyOf5))];
+  const keyOf6 = (t) => t.commit.toLowerCase();
+  const missing = [...new Set(input.tags.filter((t) => typeof stored[keyOf6(t)] !== "number").map(keyOf6))];
   if (missing.length > 0) {
     const mirror = await input.mirror();
     const reads = await readObjects({ dir: mirror.dir, objects: missing, type: "commit", maxBytes: 1024 * 1024, env: input.env });
@@ -56444,15 +56593,15 @@ async function tagDates(input) {
     }
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      await mkdir9(join23(input.cacheRoot, "run-tag-dates"), { recursive: true });
-      await writeFile9(tmp, JSON.stringify(stored));
-      await rename7(tmp, file);
+      await mkdir10(join24(input.cacheRoot, "run-tag-dates"), { recursive: true });
+      await writeFile10(tmp, JSON.stringify(stored));
+      await rename8(tmp, file);
     } catch {
-      await rm10(tmp, { force: true }).catch(() => void 0);
+      await rm11(tmp, { force: true }).catch(() => void 0);
     }
   }
   for (const t of input.tags) {
-    const at2 = stored[keyOf5(t)];
+    const at2 = stored[keyOf6(t)];
     if (typeof at2 === "number") out.set(t.tag, new Date(at2 * 1e3));
   }
   return out;
@@ -57257,7 +57406,7 @@ function githubAppInputs(input) {
 
 // src/preview-main.ts
 import { execFile as execFile4 } from "node:child_process";
-import { readFile as readFile12 } from "node:fs/promises";
+import { readFile as readFile13 } from "node:fs/promises";
 import { promisify as promisify2 } from "node:util";
 
 // src/preview-comment.ts
@@ -57408,7 +57557,7 @@ function slugOf(url) {
 async function readWorkflowEvent(env) {
   if (!env.GITHUB_EVENT_PATH) return void 0;
   try {
-    return JSON.parse(await readFile12(env.GITHUB_EVENT_PATH, "utf8"));
+    return JSON.parse(await readFile13(env.GITHUB_EVENT_PATH, "utf8"));
   } catch {
     return void 0;
   }
@@ -57661,7 +57810,7 @@ function readSettings() {
 function reportControlError(error2, workspace) {
   const annotations = controlAnnotations(error2.issues, (file) => {
     try {
-      return readFileSync4(join24(workspace, file), "utf8");
+      return readFileSync4(join25(workspace, file), "utf8");
     } catch {
       return void 0;
     }
@@ -57725,11 +57874,11 @@ ${hint}` : ""}`);
     }
     return;
   }
-  const reportPath = join24(
+  const reportPath = join25(
     process.env.RUNNER_TEMP || tmpdir6(),
     `kdelta-report-${process.env.GITHUB_RUN_ID ?? "local"}-${process.env.GITHUB_JOB ?? "job"}-${process.pid}.json`
   );
-  await writeFile10(reportPath, reportJson(report));
+  await writeFile11(reportPath, reportJson(report));
   for (const [name2, value2] of Object.entries(actionOutputs(report, reportPath))) setOutput(name2, value2);
   for (const w of report.warnings) warning(w);
   for (const r of report.results) {

@@ -189,6 +189,8 @@ async function decideFleet(self: Gate, context: GateContext): Promise<Map<string
   const { forge, ticks } = context;
   const decisions = new Map<string, GateDecision>();
   for (const [policy, slots] of slotsByPolicy(context)) {
+    // no new revision due anywhere under the policy (a fleet with nothing new): no room to give, nothing to read
+    if (!slots.some(newRevisionDue)) continue;
     const open = await inBatches(slots, async (slot) => (forge ? await forge.find(slot.target) : undefined));
     const candidates: { key: string; retried: boolean }[] = [];
     for (const [i, slot] of slots.entries()) {
