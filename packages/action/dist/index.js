@@ -34526,7 +34526,7 @@ var init_github2 = __esm({
 });
 
 // src/main.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import { writeFile as writeFile11 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
 import { join as join25 } from "node:path";
@@ -49729,6 +49729,7 @@ import { tmpdir as tmpdir5 } from "node:os";
 import { join as join21, resolve as resolve9 } from "node:path";
 
 // ../run/src/forges/local.ts
+import { readFileSync as readFileSync4 } from "node:fs";
 import { readdir as readdir5, readFile as readFile6 } from "node:fs/promises";
 import { join as join13, relative as relative3 } from "node:path";
 init_src2();
@@ -49899,7 +49900,7 @@ function createLocalForge(options) {
   async function read(file) {
     let text3;
     try {
-      text3 = await readFile6(file, "utf8");
+      text3 = readFileSync4(file, "utf8");
     } catch (error2) {
       if (error2.code === "ENOENT") return void 0;
       throw error2;
@@ -51971,7 +51972,8 @@ async function identicalWinner(dir, to, parent) {
 
 // ../run/src/propose/up-to-date-memo.ts
 init_src2();
-import { mkdir as mkdir6, readFile as readFile9, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
+import { readFileSync as readFileSync5 } from "node:fs";
+import { mkdir as mkdir6, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
 import { join as join20 } from "node:path";
 var DIRECTORY = "run-up-to-date";
 function upToDateMemo(cacheRoot, settings) {
@@ -52021,7 +52023,7 @@ function keyOf(memo2, k) {
 }
 async function wasUpToDate(memo2, k) {
   try {
-    const stored = JSON.parse(await readFile9(fileOf(memo2, k), "utf8"));
+    const stored = JSON.parse(readFileSync5(fileOf(memo2, k), "utf8"));
     return stored?.key === keyOf(memo2, k);
   } catch {
     return false;
@@ -55336,7 +55338,7 @@ function heldMessage(counted, max, proposed) {
 
 // ../run/src/plan/removal-scan.ts
 init_src2();
-import { mkdir as mkdir8, readFile as readFile10, rename as rename6, rm as rm9, writeFile as writeFile8 } from "node:fs/promises";
+import { mkdir as mkdir8, readFile as readFile9, rename as rename6, rm as rm9, writeFile as writeFile8 } from "node:fs/promises";
 import { join as join22 } from "node:path";
 function fileOf2(cacheRoot, k) {
   const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
@@ -55357,7 +55359,7 @@ function keyOf3(k) {
 async function storedRemovals(cacheRoot, k) {
   let stored;
   try {
-    stored = JSON.parse(await readFile10(fileOf2(cacheRoot, k), "utf8"));
+    stored = JSON.parse(await readFile9(fileOf2(cacheRoot, k), "utf8"));
   } catch {
     return void 0;
   }
@@ -56167,7 +56169,7 @@ init_src2();
 
 // ../run/src/policy/downstream-state.ts
 init_src2();
-import { mkdir as mkdir9, readFile as readFile11, rename as rename7, rm as rm10, writeFile as writeFile9 } from "node:fs/promises";
+import { mkdir as mkdir9, readFile as readFile10, rename as rename7, rm as rm10, writeFile as writeFile9 } from "node:fs/promises";
 import { join as join23 } from "node:path";
 
 // ../run/src/policy/downstream-policy.ts
@@ -56393,7 +56395,7 @@ function keyOf5(input) {
 async function storedRead(input) {
   let stored;
   try {
-    stored = JSON.parse(await readFile11(fileOf3(input), "utf8"));
+    stored = JSON.parse(await readFile10(fileOf3(input), "utf8"));
   } catch {
     return void 0;
   }
@@ -56565,7 +56567,7 @@ function chooseRevisions(input) {
 
 // ../run/src/policy/tag-dates.ts
 init_src2();
-import { mkdir as mkdir10, readFile as readFile12, rename as rename8, rm as rm11, writeFile as writeFile10 } from "node:fs/promises";
+import { mkdir as mkdir10, readFile as readFile11, rename as rename8, rm as rm11, writeFile as writeFile10 } from "node:fs/promises";
 import { join as join24 } from "node:path";
 function fileOf4(cacheRoot, url) {
   return join24(cacheRoot, "run-tag-dates", `${hashOf({ url: repositoryIdentity(url) }).slice(0, 32)}.json`);
@@ -56576,7 +56578,7 @@ async function tagDates(input) {
   const file = fileOf4(input.cacheRoot, input.url);
   let stored = {};
   try {
-    const parsed = JSON.parse(await readFile12(file, "utf8"));
+    const parsed = JSON.parse(await readFile11(file, "utf8"));
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) stored = parsed;
   } catch {
   }
@@ -57406,7 +57408,7 @@ function githubAppInputs(input) {
 
 // src/preview-main.ts
 import { execFile as execFile4 } from "node:child_process";
-import { readFile as readFile13 } from "node:fs/promises";
+import { readFile as readFile12 } from "node:fs/promises";
 import { promisify as promisify2 } from "node:util";
 
 // src/preview-comment.ts
@@ -57557,7 +57559,7 @@ function slugOf(url) {
 async function readWorkflowEvent(env) {
   if (!env.GITHUB_EVENT_PATH) return void 0;
   try {
-    return JSON.parse(await readFile13(env.GITHUB_EVENT_PATH, "utf8"));
+    return JSON.parse(await readFile12(env.GITHUB_EVENT_PATH, "utf8"));
   } catch {
     return void 0;
   }
@@ -57810,7 +57812,7 @@ function readSettings() {
 function reportControlError(error2, workspace) {
   const annotations = controlAnnotations(error2.issues, (file) => {
     try {
-      return readFileSync4(join25(workspace, file), "utf8");
+      return readFileSync6(join25(workspace, file), "utf8");
     } catch {
       return void 0;
     }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseYamlDocument, stringifyYaml } from '@kdelta/merge-core';
@@ -171,7 +172,9 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
   async function read(file: string): Promise<Proposal | undefined> {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      // a record is a few KiB on this machine's disk: one synchronous read costs a fraction of the
+      // four steps of a promise's (open, stat, read, close), and a run reads every record
+      text = readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
