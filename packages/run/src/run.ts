@@ -170,7 +170,16 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const ctx = createJobContext({ ...shared, materialize, render, cacheDir, signal });
     // plan: every job of the run, before the first push
     const governing = (variant: VariantPlan) => policyOf(variant, control.policies);
-    const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef, policyOf: governing });
+    const planned = await planJobs({
+      plan,
+      ctx,
+      settings,
+      ticks,
+      cwd,
+      upstreamRef: options.upstreamRef,
+      policyOf: governing,
+      scans: dashboard.scans,
+    });
     // the update policies, decided on the whole plan; a governed variant's job proposes what its
     // policy chose, and the variants of a policy that groups are proposed together
     const now = options.now?.() ?? new Date();
@@ -203,7 +212,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // an aborted run reports nothing: the jobs it stopped would read as failures of their own
     if (signal?.aborted) throw interrupted(signal);
     // dashboard, second half: the results, once
-    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy, policies.rollouts);
+    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy, policies.rollouts, planned.scans);
     // report
     const warnings = [
       ...plan.warnings,

@@ -1,12 +1,13 @@
 import type { Budget } from '../forges/budget.js';
 import type { DashboardRecord, DashboardTarget, Forge } from '../forges/forge.js';
-import { dashboardEntries, NO_TICKS, parseDashboard, renderDashboard, type DashboardTicks, type FieldMemory } from './dashboard.js';
+import { dashboardEntries, NO_TICKS, parseDashboard, renderDashboard, type DashboardTicks, type FieldMemory, type ParsedDashboard } from './dashboard.js';
 import { message, type DashboardReport, type VariantResult } from '../report/result.js';
 import type { RolloutReport } from '../report/rollouts.js';
 
 export type { DashboardReport };
 import type { RunMode } from '../settings/settings.js';
 import type { Shard } from '../plan/shard.js';
+import type { RemovalScanMemory } from '../plan/removal-scan.js';
 
 /**
  * A run's dashboard, at the edges of the run: read once before the first job (its ticks decide
@@ -47,6 +48,8 @@ export function dashboardTarget(repository: string | undefined, mode: RunMode, s
 
 export interface OpenedDashboard {
   readonly ticks: DashboardTicks;
+  /** The removal scans' answers it kept (read when the run's cache has none). */
+  readonly scans?: RemovalScanMemory | undefined;
   /**
    * Write the run's results (after every job) and the fleet's rollouts, only when the text changed
    * and nobody changed it since it was read.
@@ -55,6 +58,7 @@ export interface OpenedDashboard {
     results: readonly VariantResult[],
     acted: DashboardReport['ticks'],
     rollouts?: readonly RolloutReport[],
+    scans?: RemovalScanMemory,
   ): Promise<{ report: DashboardReport; warning?: string }>;
 }
 
@@ -89,11 +93,12 @@ export async function openDashboard(
     const reason = "the run's write budget cannot cover the dashboard's write: not kept by this run";
     return { skipped: { outcome: 'skipped', url: seen?.url, reason, ticks: none }, warning: reason };
   }
-  const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: new Map() as FieldMemory, rollouts: [] };
+  const parsed: ParsedDashboard = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: new Map() as FieldMemory, rollouts: [] };
   return {
     opened: {
       ticks: parsed.ticks,
-      async write(results, acted, rollouts) {
+      scans: parsed.scans,
+      async write(results, acted, rollouts, scans) {
         const body = renderDashboard({
           rollouts,
           title: target.title,
@@ -101,6 +106,7 @@ export async function openDashboard(
           entries: dashboardEntries(results, parsed.memory),
           tickHow: forge.name === 'local' ? LOCAL_TICK : undefined,
           hand: parsed.ticks.rollouts,
+          scans,
         });
         try {
           if (seen && seen.body === body) return { report: { outcome: 'unchanged', url: seen.url, ticks: acted } };

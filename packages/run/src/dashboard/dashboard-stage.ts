@@ -5,6 +5,7 @@ import { findControlRepository } from '../control/control-repository.js';
 import { RunError } from '../errors.js';
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import type { Shard } from '../plan/shard.js';
+import type { RemovalScanMemory } from '../plan/removal-scan.js';
 import type { DashboardReport, VariantResult } from '../report/result.js';
 import type { RunMode } from '../settings/settings.js';
 import type { RolloutStatus } from '../policy/policy.js';
@@ -22,6 +23,8 @@ import {
 export interface RunDashboard {
   readonly ticks: DashboardTicks;
   readonly opened?: OpenedDashboard | undefined;
+  /** The removal scans' answers it kept: only a dashboard kdelta keeps (its own issue on GitHub) is read. */
+  readonly scans?: RemovalScanMemory | undefined;
   /** Not kept by this run, and why. */
   readonly skipped?: DashboardReport | undefined;
   readonly warnings: readonly string[];
@@ -61,7 +64,7 @@ export async function readRunDashboard(input: {
     };
   }
   const opened = await openDashboard(forge, dashboardTarget(repository, input.mode, input.shard), input.budget);
-  if ('opened' in opened) return { ticks: opened.opened.ticks, opened: opened.opened, warnings: [] };
+  if ('opened' in opened) return { ticks: opened.opened.ticks, opened: opened.opened, scans: opened.opened.scans, warnings: [] };
   return { ticks: NO_TICKS, skipped: opened.skipped, warnings: opened.warning ? [opened.warning] : [] };
 }
 
@@ -77,6 +80,8 @@ export async function writeRunDashboard(
   allowedRemovals: string | undefined,
   /** The fleet's rollouts (policies/): its "Rollouts" section. */
   rollouts: readonly RolloutStatus[] = [],
+  /** The downstreams the run's removal scan knows have none (each shard's run scans them all). */
+  scans?: RemovalScanMemory,
 ): Promise<{ report?: DashboardReport | undefined; warnings: readonly string[] }> {
   if (!dashboard.opened) return { report: dashboard.skipped, warnings: [] };
   const { ticks } = dashboard;
@@ -96,6 +101,7 @@ export async function writeRunDashboard(
       repropose: reproposed,
     },
     rollouts.map(rolloutReport),
+    scans,
   );
   return { report: written.report, warnings: written.warning ? [written.warning] : [] };
 }

@@ -235,3 +235,31 @@ describe("the dashboard's rollouts", () => {
     );
   });
 });
+
+describe("the removal scans' answers in the dashboard", () => {
+  const hex = (n: number) => n.toString(16).padStart(16, '0');
+  const scans = (n: number) => ({ context: 'c'.repeat(16), clear: new Map(Array.from({ length: n }, (_, i) => [hex(i), hex(i + 1)])) });
+  const text = { title: 'kdelta dashboard', marker: '<!-- kdelta-dashboard: dashboard -->' };
+
+  it.each([
+    { fleet: 'a hundred downstreams', downstreams: 100, variants: 100, all: true },
+    { fleet: 'five thousand downstreams', downstreams: 5000, variants: 3000, all: false },
+  ])('are read back as written, and at $fleet only what fits is kept, under the size limit', ({ downstreams, variants, all }) => {
+    const entries = dashboardEntries(Array.from({ length: variants }, (_, i) => result({ variant: `v${i}`, downstream: `cluster-${i}/v${i}` })));
+    const body = renderDashboard({ ...text, entries, scans: scans(downstreams) });
+    expect(body.length).toBeLessThanOrEqual(MAX_DASHBOARD);
+    const read = parseDashboard(body).scans!;
+    expect(read.context).toBe('c'.repeat(16));
+    expect(read.clear.size === downstreams).toBe(all);
+    expect(read.clear.size).toBeGreaterThan(all ? 0 : 100);
+    for (const [place, commit] of read.clear) expect(scans(downstreams).clear.get(place)).toBe(commit);
+    // the same answers, the same text: a run with nothing new writes nothing
+    expect(renderDashboard({ ...text, entries, scans: scans(downstreams) })).toBe(body);
+  });
+
+  it('reads nothing that is not of the form: a short or non-hex hash is no answer', () => {
+    // the first downstream's commit made unreadable: that downstream is scanned again, the other is not
+    const body = renderDashboard({ ...text, entries: [], scans: scans(2) }).replace(`"${hex(0)}":"${hex(1)}"`, `"${hex(0)}":"zz"`);
+    expect([...parseDashboard(body).scans!.clear.keys()]).toEqual([hex(1)]);
+  });
+});

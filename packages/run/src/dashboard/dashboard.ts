@@ -15,6 +15,7 @@ import {
   type RolloutTickKind,
 } from './rollout-boxes.js';
 import { readRolloutReports, rolloutDone, type RolloutReport } from '../report/rollouts.js';
+import { readScanMemory, SCAN_ENTRY_CHARS, scanMemoryData, type RemovalScanMemory } from '../plan/removal-scan.js';
 
 /**
  * The fleet dashboard: one Markdown text listing every variant of a run by its state, problems
@@ -99,6 +100,8 @@ export interface ParsedDashboard {
   readonly memory: FieldMemory;
   /** The rollouts the run that wrote it reported (`kdelta proposals` shows them); only what is of the form. */
   readonly rollouts: readonly RolloutReport[];
+  /** The removal scans' "none here" answers the run that wrote it knew (plan/removal-scan.ts). */
+  readonly scans?: RemovalScanMemory | undefined;
 }
 
 /** The fields a dashboard lists per proposal (the proposal has them all). */
@@ -328,6 +331,8 @@ export interface DashboardText {
   readonly rollouts?: readonly RolloutReport[] | undefined;
   /** The rollouts halted or advanced by hand on this dashboard, kept for the next run. */
   readonly hand?: RolloutHand | undefined;
+  /** The removal scans' "none here" answers, kept for the next run as far as they fit. */
+  readonly scans?: RemovalScanMemory | undefined;
 }
 
 /** Waiting reasons a rollout lists (the rest counted). */
@@ -369,7 +374,8 @@ function rolloutSection(rollouts: readonly RolloutReport[], hand: RolloutHand): 
   ];
 }
 
-function renderWith(input: DashboardText, d: Detail): string {
+/** `scans`: how many of the removal scans' answers the data block keeps. */
+function renderWith(input: DashboardText, d: Detail, scans = 0): string {
   const by = new Map<DashboardState, DashboardEntry[]>();
   for (const e of input.entries) by.set(e.state, [...(by.get(e.state) ?? []), e]);
   const count = (problem: boolean) => SECTIONS.filter((s) => s.problem === problem).reduce((n, s) => n + (by.get(s.state)?.length ?? 0), 0);
@@ -397,7 +403,10 @@ function renderWith(input: DashboardText, d: Detail): string {
   }
   // a rollout halted or advanced here stays so until resumed or done (the boxes are read once)
   const hand = keptHand(input.hand ?? NO_HAND, input.rollouts ?? []);
-  const kept = hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { hand } : {};
+  const kept = {
+    ...(hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { hand } : {}),
+    ...(input.scans && scans > 0 ? { scans: scanMemoryData(input.scans, scans) } : {}),
+  };
   lines.push(
     '---',
     '_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._',
@@ -408,7 +417,11 @@ function renderWith(input: DashboardText, d: Detail): string {
   return lines.join('\n');
 }
 
-/** The dashboard's text, degraded until it fits `limit`: open and up-to-date lists counted only, fewer fields, fewer items. */
+/**
+ * The dashboard's text, degraded until it fits `limit`: open and up-to-date lists counted only,
+ * fewer fields, fewer items. The removal scans' answers take only the room left: those that do not
+ * fit are not kept, and their downstreams are scanned again (a clone each), nothing else is lost.
+ */
 export function renderDashboard(input: DashboardText, limit: number = MAX_DASHBOARD): string {
   const all: Detail = { items: input.entries.length, fields: MAX_FIELDS, listOpen: true, listUpToDate: true };
   const ladder: Detail[] = [all, { ...all, listUpToDate: false }, { ...all, listUpToDate: false, listOpen: false }];
@@ -417,9 +430,20 @@ export function renderDashboard(input: DashboardText, limit: number = MAX_DASHBO
   let text = '';
   for (const d of ladder) {
     text = renderWith(input, d);
-    if (text.length <= limit) return text;
+    if (text.length <= limit) return withScans(input, d, text, limit);
   }
   return text;
+}
+
+/** The text with as many of the removal scans' answers as fit in what `limit` leaves. */
+function withScans(input: DashboardText, d: Detail, text: string, limit: number): string {
+  const count = input.scans?.clear.size ?? 0;
+  if (count === 0) return text;
+  // `,"scans":{"k":"<context>","c":{}}`, then one entry per downstream
+  const room = Math.floor((limit - text.length - 64) / SCAN_ENTRY_CHARS);
+  if (room <= 0) return text;
+  const fuller = renderWith(input, d, Math.min(count, room));
+  return fuller.length <= limit ? fuller : text;
 }
 
 /** What a dashboard's text holds for the next run: the ticked boxes and the remembered fields. Anything else is ignored. */
@@ -442,11 +466,13 @@ export function parseDashboard(body: string): ParsedDashboard {
   const memory = new Map<string, { fingerprint: string; fields: DashboardField[] }>();
   let rollouts: RolloutReport[] = [];
   let kept = NO_HAND;
+  let scans: RemovalScanMemory | undefined;
   const data = DATA.exec(body);
   if (data) {
     try {
-      const parsed = JSON.parse(data[1]!) as { fields?: unknown; rollouts?: unknown; hand?: unknown };
+      const parsed = JSON.parse(data[1]!) as { fields?: unknown; rollouts?: unknown; hand?: unknown; scans?: unknown };
       rollouts = readRolloutReports(parsed.rollouts);
+      scans = readScanMemory(parsed.scans);
       kept = handOfData(parsed.hand);
       const fields = parsed.fields;
       if (typeof fields === 'object' && fields !== null) {
@@ -473,5 +499,6 @@ export function parseDashboard(body: string): ParsedDashboard {
     ticks: { retry: ticks.retry, allowRemovals: ticks['allow-removals'], repropose: ticks.repropose, rollouts: hand },
     memory,
     rollouts,
+    scans,
   };
 }

@@ -16,7 +16,7 @@ import type { ResolvedSettings } from '../settings/settings.js';
 import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
 import type { Plan, VariantPlan } from './plan.js';
 import { removalGuard, type HeldRemoval } from './removal-guard.js';
-import { storedRemovals, storeRemovals } from './removal-scan.js';
+import { clearInMemory, scanContextOf, scanPlaceOf, storedRemovals, storeRemovals, type RemovalScanMemory, SCAN_HEX } from './removal-scan.js';
 import { inShard } from './shard.js';
 import { currentProposalOf, type VariantPin } from '../policy/variant-pin.js';
 
@@ -82,6 +82,8 @@ export interface JobsPlan {
     /** The dashboard tick that let the removals through (cleared by this run). */
     readonly allowedBy?: string | undefined;
   };
+  /** The downstreams this run knows have no removals, and at which commit: for the dashboard to keep. */
+  readonly scans: RemovalScanMemory;
   readonly warnings: readonly string[];
 }
 
@@ -94,6 +96,8 @@ export interface JobsPlanInput {
   readonly ticks: DashboardTicks;
   /** The control repository's work tree. */
   readonly cwd: string;
+  /** The removal scans' answers the dashboard kept: read when the cache has none. */
+  readonly scans?: RemovalScanMemory | undefined;
   readonly upstreamRef?: UpstreamRef | undefined;
   /** The update policy governing a variant (none: no variant is grouped). */
   readonly policyOf?: PolicyOf | undefined;
@@ -148,12 +152,14 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
   }
   let removals: Removal[] = [];
   let drafts: RetiredDraft[] = [];
+  const clear = new Map<string, string>();
   if (mode !== 'updates' && !scope) {
     const cacheRoot = ctx.cacheDir ?? defaultCacheDir(ctx.env);
+    const known = { cacheRoot, remembered: input.scans, clear };
     const found = await pool(plan.downstreams, input.settings.concurrency, signal, async (d) => {
       const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
       try {
-        const removed = await removalsOf(ctx, cacheRoot, downstream, names, controlId);
+        const removed = await removalsOf(ctx, known, downstream, names, controlId);
         // a gone variant's proposal that was never merged: closed (one whose package is on the
         // base is a removal's). Only a proposal branch of no current variant needs a clone.
         const gone = [...(await ctx.heads(d.url)).keys()].some(
@@ -210,30 +216,42 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
     ...removals.map((r) => ({ kind: 'removal' as const, variant: r.variant, downstream: removalLabel(r), removal: r })),
     ...drafts.map((d) => ({ kind: 'retire' as const, variant: d.variant, downstream: retiredLabel(d), draft: d })),
   ];
-  return { scope, jobs, collided, merged, guard: { held, message: guard.message, allowedBy: guard.allowedBy }, warnings };
+  const scans = { context: scanContextOf({ variants: names, control: controlId, version: ctx.version }), clear };
+  return { scope, jobs, collided, merged, guard: { held, message: guard.message, allowedBy: guard.allowedBy }, warnings, scans };
 }
 
 /**
  * The removals of one downstream: from the last run's answer when the branch is at the commit it
- * was found at (nothing cloned), else from a mirror, the answer kept for the next run.
+ * was found at (nothing cloned): the cache's, else the dashboard's "none here"; else from a
+ * mirror, the answer kept for the next run. Each "none here" is noted in `known.clear`.
  */
 async function removalsOf(
   ctx: JobContext,
-  cacheRoot: string,
+  known: { cacheRoot: string; remembered: RemovalScanMemory | undefined; clear: Map<string, string> },
   downstream: { repository: string; url: string; branch: string; directory: string },
   variants: ReadonlySet<string>,
   control: string | undefined,
 ): Promise<Removal[]> {
+  const { cacheRoot } = known;
   const commit = (await ctx.heads(downstream.url)).get(downstream.branch);
   if (commit === undefined) return []; // no branch, no package
   const key = { ...downstream, variants, control, version: ctx.version };
+  const noted = (at: string, removals: Removal[]): Removal[] => {
+    if (removals.length === 0) known.clear.set(scanPlaceOf(key), at.slice(0, SCAN_HEX));
+    return removals;
+  };
   const stored = await storedRemovals(cacheRoot, { ...key, commit });
-  if (stored) return stored;
+  if (stored) return noted(commit, stored);
+  if (clearInMemory(known.remembered, { ...key, commit })) {
+    await storeRemovals(cacheRoot, { ...key, commit }, []);
+    return noted(commit, []);
+  }
   const mirror = await ctx.mirror(downstream.url);
   const removals = await findRemovals(mirror, downstream, variants, control);
   const scanned = mirror.heads.get(downstream.branch);
-  if (scanned !== undefined) await storeRemovals(cacheRoot, { ...key, commit: scanned }, removals);
-  return removals;
+  if (scanned === undefined) return removals;
+  await storeRemovals(cacheRoot, { ...key, commit: scanned }, removals);
+  return noted(scanned, removals);
 }
 
 /**
