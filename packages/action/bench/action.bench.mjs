@@ -55,6 +55,9 @@ try {
   const repos = [];
   for (const n of names)
     repos.push([n, (await gh.createRepo(`org/${n}`, { defaultBranch: 'main', files: { 'README.md': `# ${n}\n` } })).cloneUrl]);
+  // the control repository on GitHub: a runner always names it (GITHUB_REPOSITORY), and the run
+  // keeps its dashboard there, which a run on a fresh runner reads its removal scans' answers from
+  await gh.createRepo('org/control', { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
   const control = join(root, 'control');
   write(control, {
     '.kdelta/repositories.yaml': [
@@ -86,6 +89,7 @@ try {
         GITHUB_API_URL: gh.apiUrl,
         GITHUB_SERVER_URL: gh.serverUrl,
         GITHUB_GRAPHQL_URL: gh.graphqlUrl,
+        GITHUB_REPOSITORY: 'org/control',
         KDELTA_CACHE_DIR: cacheDir,
         INPUT_FORGE: 'github',
         INPUT_MODE: 'variants',
@@ -129,6 +133,7 @@ try {
     forge: 'github',
     mode: 'variants',
     budget: VARIANTS * 10,
+    dashboard: { repository: 'org/control' },
     env: { ...gitEnv, KDELTA_CACHE_DIR: join(root, 'cache') },
     github: { token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, graphqlUrl: gh.graphqlUrl, pacing: { writeSpacing: false } },
   });
@@ -157,7 +162,8 @@ try {
     const writes = gh.writes();
     const clones = (noop.commands.clone ?? 0) + (noop.commands.fetch ?? 0);
     const ratio = median(runs) / median(floors);
-    const met = reads <= VARIANTS && writes === 0;
+    // one read per variant and one per run (the dashboard), as issue 32 counts them
+    const met = reads <= VARIANTS + 1 && writes === 0;
     ok &&= met;
     console.log(`Action, ${VARIANTS} variants, nothing new, the cache ${cache} (after a first run of ${(setupMs / 1000).toFixed(1)} s):`);
     console.log(`  run   min/median/max: ${spread(runs)}`);
@@ -169,7 +175,7 @@ try {
         .join(', ')}  (goal: no clone or fetch: ${clones === 0 ? 'met' : 'NOT MET'})`,
     );
     console.log(`  ${gh.requests.length} API requests: ${reads} reads (${(reads / VARIANTS).toFixed(2)} per variant), ${writes} writes`);
-    console.log(`  goal: at most 1 read per variant and 0 writes: ${met ? 'met' : 'NOT MET'}`);
+    console.log(`  goal: at most 1 read per variant, 1 per run and 0 writes: ${met ? 'met' : 'NOT MET'}`);
   }
   if (!ok) process.exitCode = 1;
 } finally {
