@@ -53,7 +53,7 @@ describe("the removal scan's answers in the dashboard on GitHub", () => {
     expect(first.results.map((r) => r.action)).toEqual(['proposed', 'proposed']);
     const [issue] = hub.gh.issues(f.controlRepo);
     // the data block names no downstream: hashes and commits only
-    const data = issue!.body.split('\n').find((l) => l.startsWith('<!-- kdelta-dashboard-data:'))!;
+    const data = (issue!.body ?? '').split('\n').find((l) => l.startsWith('<!-- kdelta-dashboard-data:'))!;
     expect(data).toContain('"scans"');
     expect(data).not.toContain(hub.gh.serverUrl);
     expect(data).not.toContain('cluster-a');
@@ -68,7 +68,7 @@ describe("the removal scan's answers in the dashboard on GitHub", () => {
     const f = await fleet(downstreams);
     await run(opts(f));
     const [issue] = hub.gh.issues(f.controlRepo);
-    hub.gh.editIssue(f.controlRepo, issue!.number, issue!.body.replace(/":"[0-9a-f]{16}"/g, `":"${'1'.repeat(16)}"`));
+    hub.gh.editIssue(f.controlRepo, issue!.number, (issue!.body ?? '').replace(/":"[0-9a-f]{16}"/g, `":"${'1'.repeat(16)}"`));
     const { actions, commands } = await freshRun(f);
     expect(actions).toEqual(['cluster-a unchanged', 'cluster-b unchanged']);
     expect(commands.filter((c) => c === 'clone').length).toBeGreaterThanOrEqual(downstreams.length);

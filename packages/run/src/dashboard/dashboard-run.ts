@@ -1,6 +1,14 @@
 import type { Budget } from '../forges/budget.js';
 import type { DashboardRecord, DashboardTarget, Forge } from '../forges/forge.js';
-import { dashboardEntries, NO_TICKS, parseDashboard, renderDashboard, type DashboardTicks, type FieldMemory, type ParsedDashboard } from './dashboard.js';
+import {
+  dashboardEntries,
+  NO_TICKS,
+  parseDashboard,
+  renderDashboard,
+  type DashboardTicks,
+  type FieldMemory,
+  type ParsedDashboard,
+} from './dashboard.js';
 import { message, type DashboardReport, type VariantResult } from '../report/result.js';
 import type { RolloutReport } from '../report/rollouts.js';
 

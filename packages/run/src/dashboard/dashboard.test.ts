@@ -245,7 +245,9 @@ describe("the removal scans' answers in the dashboard", () => {
     { fleet: 'a hundred downstreams', downstreams: 100, variants: 100, all: true },
     { fleet: 'five thousand downstreams', downstreams: 5000, variants: 3000, all: false },
   ])('are read back as written, and at $fleet only what fits is kept, under the size limit', ({ downstreams, variants, all }) => {
-    const entries = dashboardEntries(Array.from({ length: variants }, (_, i) => result({ variant: `v${i}`, downstream: `cluster-${i}/v${i}` })));
+    const entries = dashboardEntries(
+      Array.from({ length: variants }, (_, i) => result({ variant: `v${i}`, downstream: `cluster-${i}/v${i}` })),
+    );
     const body = renderDashboard({ ...text, entries, scans: scans(downstreams) });
     expect(body.length).toBeLessThanOrEqual(MAX_DASHBOARD);
     const read = parseDashboard(body).scans!;

@@ -172,28 +172,37 @@ describe('the removal scans kept in the dashboard', () => {
   });
 
   const gone = { 'gone/Kptfile': ownedKptfile('gone') };
-  it.each([
+  const none: Record<string, string> = {};
+  interface Case {
+    readonly when: string;
+    readonly control: Record<string, string>;
+    before(f: Fleet): void;
+    after(f: Fleet): void;
+    readonly removed: string;
+    readonly action: string;
+  }
+  it.each<Case>([
     {
       when: 'the downstream moved since',
-      control: {},
-      before: () => undefined,
-      after: (f: Fleet) => void f.commitAs('cluster-01', 'main', gone),
+      control: none,
+      before: () => {},
+      after: (f) => void f.commitAs('cluster-01', 'main', gone),
       removed: 'gone',
       action: 'removal-proposed',
     },
     {
       when: 'the variant set changed since',
       control: { 'extra.yaml': packageVariant('extra', 'cluster-01') },
-      before: (f: Fleet) => void f.commitAs('cluster-01', 'main', { 'old-extra/Kptfile': ownedKptfile('extra') }),
-      after: (f: Fleet) => f.writeControl({ 'extra.yaml': null }),
+      before: (f) => void f.commitAs('cluster-01', 'main', { 'old-extra/Kptfile': ownedKptfile('extra') }),
+      after: (f) => f.writeControl({ 'extra.yaml': null }),
       removed: 'extra',
       action: 'removal-proposed',
     },
     {
       when: 'the dashboard has no entry for the downstream (it had removals)',
-      control: {},
-      before: (f: Fleet) => void f.commitAs('cluster-01', 'main', gone),
-      after: () => undefined,
+      control: none,
+      before: (f) => void f.commitAs('cluster-01', 'main', gone),
+      after: () => {},
       removed: 'gone',
       // proposed by the first run already
       action: 'unchanged',
@@ -204,7 +213,9 @@ describe('the removal scans kept in the dashboard', () => {
     await firstRun(f);
     after(f);
     const { report, commands } = await freshRun(f);
-    expect(report.results.filter((r) => r.variant === removed && r.downstream.includes('cluster-01')).map((r) => r.action)).toContain(action);
+    expect(report.results.filter((r) => r.variant === removed && r.downstream.includes('cluster-01')).map((r) => r.action)).toContain(
+      action,
+    );
     expect(commands).toContain('clone');
   });
 
