@@ -127,14 +127,14 @@ function fleet(control: Record<string, string> = {}): Fleet {
 }
 
 /** A run on a fresh machine (an empty cache directory), with the git commands it ran. */
-async function freshRun(f: Fleet): Promise<{ report: Awaited<ReturnType<typeof run>>; commands: string[] }> {
+async function freshRun(f: Fleet, shard?: string): Promise<{ report: Awaited<ReturnType<typeof run>>; commands: string[] }> {
   const cacheDir = tempDir();
   const trace = join(tempDir(), 'trace');
   const before = process.env.GIT_TRACE;
   process.env.GIT_TRACE = trace;
   try {
     const env = { ...process.env, ...gitEnv, KDELTA_CACHE_DIR: cacheDir, GIT_TRACE: trace };
-    const report = await run({ cwd: f.control, mode: 'variants', cacheDir, env });
+    const report = await run({ cwd: f.control, mode: 'variants', cacheDir, env, shard });
     const commands = [...readFileSync(trace, 'utf8').matchAll(/built-in: git (\S+)/g)].map((m) => m[1]!);
     return { report, commands };
   } finally {
@@ -151,7 +151,8 @@ function dashboardFile(f: Fleet): string {
   return join(dir, name);
 }
 
-const firstRun = (f: Fleet) => run({ cwd: f.control, mode: 'variants', cacheDir: tempDir(), env: { ...process.env, ...gitEnv } });
+const firstRun = (f: Fleet, shard?: string) =>
+  run({ cwd: f.control, mode: 'variants', cacheDir: tempDir(), env: { ...process.env, ...gitEnv }, shard });
 
 describe('the removal scans kept in the dashboard', () => {
   it('a run on a fresh machine after a run that kept its dashboard clones nothing and finds the same', async () => {
@@ -169,6 +170,21 @@ describe('the removal scans kept in the dashboard', () => {
     expect(commands).not.toContain('clone');
     // nothing new: the dashboard is not written again
     expect(readFileSync(dashboardFile(f), 'utf8')).toBe(text);
+  });
+
+  it("sharded: each shard's dashboard keeps what its run scanned (every downstream), and no shard clones on a fresh machine", async () => {
+    const f = fleet();
+    const shards = ['1/2', '2/2'];
+    const proposed: string[] = [];
+    for (const shard of shards) proposed.push(...(await firstRun(f, shard)).results.map((r) => `${r.variant} ${r.action}`));
+    expect(proposed.sort()).toEqual(['api proposed', 'web proposed']);
+    const unchanged: string[] = [];
+    for (const shard of shards) {
+      const { report, commands } = await freshRun(f, shard);
+      unchanged.push(...report.results.map((r) => `${r.variant} ${r.action}`));
+      expect(commands).not.toContain('clone');
+    }
+    expect(unchanged.sort()).toEqual(['api unchanged', 'web unchanged']);
   });
 
   const gone = { 'gone/Kptfile': ownedKptfile('gone') };
