@@ -52533,6 +52533,85 @@ function heldOverHalts(hand, rollouts, checkbox2) {
   });
 }
 
+// ../run/src/plan/removal-scan.ts
+init_src2();
+import { mkdir as mkdir8, readFile as readFile9, rename as rename6, rm as rm9, writeFile as writeFile8 } from "node:fs/promises";
+import { join as join22 } from "node:path";
+function fileOf2(cacheRoot, k) {
+  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
+  return join22(cacheRoot, "run-removal-scans", `${where}.json`);
+}
+function keyOf3(k) {
+  return hashOf({
+    url: repositoryIdentity(k.url),
+    repository: k.repository,
+    branch: k.branch,
+    directory: k.directory,
+    commit: k.commit,
+    variants: [...k.variants].sort(),
+    control: k.control ?? null,
+    version: k.version
+  });
+}
+async function storedRemovals(cacheRoot, k) {
+  let stored;
+  try {
+    stored = JSON.parse(await readFile9(fileOf2(cacheRoot, k), "utf8"));
+  } catch {
+    return void 0;
+  }
+  if (stored?.key !== keyOf3(k) || !Array.isArray(stored.removals)) return void 0;
+  return stored.removals.map((r) => ({
+    variant: r.variant,
+    repository: k.repository,
+    url: k.url,
+    branch: k.branch,
+    directory: r.directory,
+    policy: r.policy === "orphan" ? "orphan" : "delete"
+  }));
+}
+async function storeRemovals(cacheRoot, k, removals) {
+  const file = fileOf2(cacheRoot, k);
+  const stored = {
+    key: keyOf3(k),
+    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
+  };
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await mkdir8(join22(cacheRoot, "run-removal-scans"), { recursive: true });
+    await writeFile8(tmp, JSON.stringify(stored));
+    await rename6(tmp, file);
+  } catch {
+    await rm9(tmp, { force: true }).catch(() => void 0);
+  }
+}
+var SCAN_HEX = 16;
+var HEX = new RegExp(`^[0-9a-f]{${SCAN_HEX}}$`);
+function scanContextOf(k) {
+  return hashOf({ variants: [...k.variants].sort(), control: k.control ?? null, version: k.version }).slice(0, SCAN_HEX);
+}
+function scanPlaceOf(k) {
+  return hashOf({ url: repositoryIdentity(k.url), repository: k.repository, branch: k.branch, directory: k.directory }).slice(0, SCAN_HEX);
+}
+function clearInMemory(memory, k) {
+  if (memory === void 0 || memory.context !== scanContextOf(k)) return false;
+  return memory.clear.get(scanPlaceOf(k)) === k.commit.slice(0, SCAN_HEX);
+}
+function scanMemoryData(memory, max) {
+  const places = [...memory.clear.keys()].sort().slice(0, Math.max(0, max));
+  return { k: memory.context, c: Object.fromEntries(places.map((p) => [p, memory.clear.get(p)])) };
+}
+var SCAN_ENTRY_CHARS = 2 * SCAN_HEX + 6;
+function readScanMemory(data) {
+  const d = data;
+  if (typeof d?.k !== "string" || !HEX.test(d.k) || typeof d.c !== "object" || d.c === null || Array.isArray(d.c)) return void 0;
+  const clear = /* @__PURE__ */ new Map();
+  for (const [place, commit] of Object.entries(d.c)) {
+    if (HEX.test(place) && typeof commit === "string" && HEX.test(commit)) clear.set(place, commit);
+  }
+  return { context: d.k, clear };
+}
+
 // ../run/src/dashboard/dashboard.ts
 var SECTIONS2 = [
   { state: "failed", title: "Failed", problem: true },
@@ -52737,7 +52816,7 @@ function rolloutSection(rollouts, hand) {
     ""
   ];
 }
-function renderWith(input, d) {
+function renderWith(input, d, scans = 0) {
   const by = /* @__PURE__ */ new Map();
   for (const e of input.entries) by.set(e.state, [...by.get(e.state) ?? [], e]);
   const count = (problem) => SECTIONS2.filter((s) => s.problem === problem).reduce((n, s) => n + (by.get(s.state)?.length ?? 0), 0);
@@ -52763,7 +52842,10 @@ function renderWith(input, d) {
       memory[e.key] = { f: e.fingerprint, c: e.fields.slice(0, d.fields).map((f) => [f.resource, f.path]) };
   }
   const hand = keptHand(input.hand ?? NO_HAND, input.rollouts ?? []);
-  const kept = hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { hand } : {};
+  const kept = {
+    ...hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { hand } : {},
+    ...input.scans && scans > 0 ? { scans: scanMemoryData(input.scans, scans) } : {}
+  };
   lines.push(
     "---",
     "_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._",
@@ -52781,9 +52863,17 @@ function renderDashboard(input, limit = MAX_DASHBOARD) {
   let text3 = "";
   for (const d of ladder) {
     text3 = renderWith(input, d);
-    if (text3.length <= limit) return text3;
+    if (text3.length <= limit) return withScans(input, d, text3, limit);
   }
   return text3;
+}
+function withScans(input, d, text3, limit) {
+  const count = input.scans?.clear.size ?? 0;
+  if (count === 0) return text3;
+  const room = Math.floor((limit - text3.length - 64) / SCAN_ENTRY_CHARS);
+  if (room <= 0) return text3;
+  const fuller = renderWith(input, d, Math.min(count, room));
+  return fuller.length <= limit ? fuller : text3;
 }
 function parseDashboard(body) {
   const ticks = {
@@ -52803,11 +52893,13 @@ function parseDashboard(body) {
   const memory = /* @__PURE__ */ new Map();
   let rollouts = [];
   let kept = NO_HAND;
+  let scans;
   const data = DATA.exec(body);
   if (data) {
     try {
       const parsed = JSON.parse(data[1]);
       rollouts = readRolloutReports(parsed.rollouts);
+      scans = readScanMemory(parsed.scans);
       kept = handOfData(parsed.hand);
       const fields = parsed.fields;
       if (typeof fields === "object" && fields !== null) {
@@ -52832,7 +52924,8 @@ function parseDashboard(body) {
   return {
     ticks: { retry: ticks.retry, allowRemovals: ticks["allow-removals"], repropose: ticks.repropose, rollouts: hand },
     memory,
-    rollouts
+    rollouts,
+    scans
   };
 }
 
@@ -52948,14 +53041,16 @@ async function openDashboard(forge, target, budget) {
   return {
     opened: {
       ticks: parsed.ticks,
-      async write(results, acted, rollouts) {
+      scans: parsed.scans,
+      async write(results, acted, rollouts, scans) {
         const body = renderDashboard({
           rollouts,
           title: target.title,
           marker: target.marker,
           entries: dashboardEntries(results, parsed.memory),
           tickHow: forge.name === "local" ? LOCAL_TICK : void 0,
-          hand: parsed.ticks.rollouts
+          hand: parsed.ticks.rollouts,
+          scans
         });
         try {
           if (seen && seen.body === body) return { report: { outcome: "unchanged", url: seen.url, ticks: acted } };
@@ -53000,10 +53095,10 @@ async function readRunDashboard(input) {
     };
   }
   const opened = await openDashboard(forge, dashboardTarget(repository, input.mode, input.shard), input.budget);
-  if ("opened" in opened) return { ticks: opened.opened.ticks, opened: opened.opened, warnings: [] };
+  if ("opened" in opened) return { ticks: opened.opened.ticks, opened: opened.opened, scans: opened.opened.scans, warnings: [] };
   return { ticks: NO_TICKS, skipped: opened.skipped, warnings: opened.warning ? [opened.warning] : [] };
 }
-async function writeRunDashboard(dashboard, results, ran, allowedRemovals, rollouts = []) {
+async function writeRunDashboard(dashboard, results, ran, allowedRemovals, rollouts = [], scans) {
   if (!dashboard.opened) return { report: dashboard.skipped, warnings: [] };
   const { ticks } = dashboard;
   const retried = ran.flatMap(
@@ -53019,7 +53114,8 @@ async function writeRunDashboard(dashboard, results, ran, allowedRemovals, rollo
       allowRemovals: allowedRemovals !== void 0 ? [allowedRemovals] : [],
       repropose: reproposed
     },
-    rollouts.map(rolloutReport)
+    rollouts.map(rolloutReport),
+    scans
   );
   return { report: written.report, warnings: written.warning ? [written.warning] : [] };
 }
@@ -55336,59 +55432,6 @@ function heldMessage(counted, max, proposed) {
   return `${counted.length} removals are due${what}, more than ${settingRow("maxRemovals").input} (${max}): none was proposed.${notCounted} Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with ${settingNames("maxRemovals", counted.length)}`;
 }
 
-// ../run/src/plan/removal-scan.ts
-init_src2();
-import { mkdir as mkdir8, readFile as readFile9, rename as rename6, rm as rm9, writeFile as writeFile8 } from "node:fs/promises";
-import { join as join22 } from "node:path";
-function fileOf2(cacheRoot, k) {
-  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
-  return join22(cacheRoot, "run-removal-scans", `${where}.json`);
-}
-function keyOf3(k) {
-  return hashOf({
-    url: repositoryIdentity(k.url),
-    repository: k.repository,
-    branch: k.branch,
-    directory: k.directory,
-    commit: k.commit,
-    variants: [...k.variants].sort(),
-    control: k.control ?? null,
-    version: k.version
-  });
-}
-async function storedRemovals(cacheRoot, k) {
-  let stored;
-  try {
-    stored = JSON.parse(await readFile9(fileOf2(cacheRoot, k), "utf8"));
-  } catch {
-    return void 0;
-  }
-  if (stored?.key !== keyOf3(k) || !Array.isArray(stored.removals)) return void 0;
-  return stored.removals.map((r) => ({
-    variant: r.variant,
-    repository: k.repository,
-    url: k.url,
-    branch: k.branch,
-    directory: r.directory,
-    policy: r.policy === "orphan" ? "orphan" : "delete"
-  }));
-}
-async function storeRemovals(cacheRoot, k, removals) {
-  const file = fileOf2(cacheRoot, k);
-  const stored = {
-    key: keyOf3(k),
-    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
-  };
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    await mkdir8(join22(cacheRoot, "run-removal-scans"), { recursive: true });
-    await writeFile8(tmp, JSON.stringify(stored));
-    await rename6(tmp, file);
-  } catch {
-    await rm9(tmp, { force: true }).catch(() => void 0);
-  }
-}
-
 // ../run/src/plan/jobs-plan.ts
 async function planJobs(input) {
   const { plan, ctx, ticks } = input;
@@ -55432,12 +55475,14 @@ async function planJobs(input) {
   }
   let removals = [];
   let drafts = [];
+  const clear = /* @__PURE__ */ new Map();
   if (mode !== "updates" && !scope) {
     const cacheRoot = ctx.cacheDir ?? defaultCacheDir(ctx.env);
+    const known = { cacheRoot, remembered: input.scans, clear };
     const found = await pool(plan.downstreams, input.settings.concurrency, signal, async (d) => {
       const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
       try {
-        const removed = await removalsOf(ctx, cacheRoot, downstream, names2, controlId);
+        const removed = await removalsOf(ctx, known, downstream, names2, controlId);
         const gone = [...(await ctx.heads(d.url)).keys()].some(
           (h) => h.startsWith(branchPrefix2) && h !== downstream.branch && !currentProposalOf(h.slice(branchPrefix2.length), names2) && !groups3.get(d.url)?.has(h.slice(branchPrefix2.length))
         );
@@ -55484,19 +55529,30 @@ async function planJobs(input) {
     ...removals.map((r) => ({ kind: "removal", variant: r.variant, downstream: removalLabel(r), removal: r })),
     ...drafts.map((d) => ({ kind: "retire", variant: d.variant, downstream: retiredLabel(d), draft: d }))
   ];
-  return { scope, jobs, collided, merged: merged2, guard: { held: held2, message: guard.message, allowedBy: guard.allowedBy }, warnings };
+  const scans = { context: scanContextOf({ variants: names2, control: controlId, version: ctx.version }), clear };
+  return { scope, jobs, collided, merged: merged2, guard: { held: held2, message: guard.message, allowedBy: guard.allowedBy }, warnings, scans };
 }
-async function removalsOf(ctx, cacheRoot, downstream, variants, control) {
+async function removalsOf(ctx, known, downstream, variants, control) {
+  const { cacheRoot } = known;
   const commit = (await ctx.heads(downstream.url)).get(downstream.branch);
   if (commit === void 0) return [];
   const key = { ...downstream, variants, control, version: ctx.version };
+  const noted = (at2, removals2) => {
+    if (removals2.length === 0) known.clear.set(scanPlaceOf(key), at2.slice(0, SCAN_HEX));
+    return removals2;
+  };
   const stored = await storedRemovals(cacheRoot, { ...key, commit });
-  if (stored) return stored;
+  if (stored) return noted(commit, stored);
+  if (clearInMemory(known.remembered, { ...key, commit })) {
+    await storeRemovals(cacheRoot, { ...key, commit }, []);
+    return noted(commit, []);
+  }
   const mirror = await ctx.mirror(downstream.url);
   const removals = await findRemovals(mirror, downstream, variants, control);
   const scanned = mirror.heads.get(downstream.branch);
-  if (scanned !== void 0) await storeRemovals(cacheRoot, { ...key, commit: scanned }, removals);
-  return removals;
+  if (scanned === void 0) return removals;
+  await storeRemovals(cacheRoot, { ...key, commit: scanned }, removals);
+  return noted(scanned, removals);
 }
 function checkCollisions(input) {
   const { branchPrefix: branchPrefix2, forge } = input;
@@ -56894,7 +56950,16 @@ async function run(options) {
     const shared = { cwd, control, settings, forge, budget, env, controlId, controlRecord, ticks, runDir, version, previewing };
     const ctx = createJobContext({ ...shared, materialize: materialize2, render, cacheDir, signal });
     const governing = (variant) => policyOf(variant, control.policies);
-    const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef, policyOf: governing });
+    const planned = await planJobs({
+      plan,
+      ctx,
+      settings,
+      ticks,
+      cwd,
+      upstreamRef: options.upstreamRef,
+      policyOf: governing,
+      scans: dashboard.scans
+    });
     const now = options.now?.() ?? /* @__PURE__ */ new Date();
     const policies = await planPolicies({
       plan,
@@ -56918,7 +56983,7 @@ async function run(options) {
     });
     const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
     if (signal?.aborted) throw interrupted(signal);
-    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy, policies.rollouts);
+    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy, policies.rollouts, planned.scans);
     const warnings = [
       ...plan.warnings,
       ...serverTokenWarnings(ctx.trust),
