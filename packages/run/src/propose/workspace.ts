@@ -1,6 +1,5 @@
 import {
   checkoutDetached,
-  cloneShared,
   commitsSince,
   commitStaged,
   deleteRemoteBranch,
@@ -180,11 +179,17 @@ export function baseHistoryOf(ws: Workspace): BaseHistory {
   };
 }
 
-/** A scratch clone of the mirror's `base` branch in `dir` (shared objects: nothing is copied). */
+/**
+ * A work tree of the mirror at its `base` branch's commit in `dir`, HEAD detached there (the
+ * mirror's objects and refs: nothing is copied). A linked work tree of the mirror, not a clone:
+ * a clone of it, even a shared one, runs three processes (git, a shell, `upload-pack`) where
+ * this runs one, and a run makes one per variant. Its commits go into the mirror, which is the
+ * run's own and removed with it.
+ */
 export async function checkoutMirror(mirror: Mirror, url: string, base: string, head: string, dir: string): Promise<Workspace> {
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new RunError('branch-missing', `branch "${base}" does not exist in ${url}`);
-  await cloneShared({ source: mirror.dir, dest: dir, branch: base });
+  await runGit(['-c', 'maintenance.auto=false', 'worktree', 'add', '--quiet', '--detach', '--', dir, baseCommit], { cwd: mirror.dir });
   return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head), baseCommit);
 }
 
