@@ -138,7 +138,10 @@ describe('the package-update materialize step', () => {
     const first = await materialize(input('first', 'base-ns/s1'));
     // each downstream edited its copy its own way: three local texts, one origin, one upstream
     const local = (n: number) =>
-      new Map(first.files).set('settings.yaml', (first.files.get('settings.yaml') as string).replace('key-5: "value 1"', `key-5: "local ${n}"`));
+      new Map(first.files).set(
+        'settings.yaml',
+        (first.files.get('settings.yaml') as string).replace('key-5: "value 1"', `key-5: "local ${n}"`),
+      );
     const parses = vi.spyOn(Parser.prototype, 'parse');
     onTestFinished(() => parses.mockRestore());
     const updated = [];

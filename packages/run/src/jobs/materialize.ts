@@ -238,8 +238,7 @@ async function materialize(
   if (pointed !== undefined) local2.set('Kptfile', pointed);
   // What the merge parses of origin and upstream, the list of what upstream changed reads again:
   // parsed once for both, and for every other update of the run from the same versions.
-  const parsed =
-    lock.commit === input.upstream.commit ? undefined : (upstreamParses?.(createParsedTexts()) ?? createParsedTexts());
+  const parsed = lock.commit === input.upstream.commit ? undefined : (upstreamParses?.(createParsedTexts()) ?? createParsedTexts());
   const result = await updatePackageTree({ ...git, tree: packageTreeOf(local2, name), name, ref: input.upstream.ref, parsed }).catch(
     (error: unknown) => {
       // The merge's origin is fetched from where the lock says the package came from, which a

@@ -33,10 +33,7 @@ const count = (git: readonly string[], command: string) => git.filter((c) => c =
 describeScenarios('the work trees of a preview', {}, ({ fleet }) => {
   it('makes each variant a work tree of its downstream without a clone: one clone per downstream, its mirror', async () => {
     const variants = ['web-1', 'web-2', 'web-3', 'web-4'];
-    const f = await fleet(
-      ['cluster-01'],
-      Object.fromEntries(variants.map((v) => [`${v}.yaml`, packageVariant(v, 'cluster-01')])),
-    );
+    const f = await fleet(['cluster-01'], Object.fromEntries(variants.map((v) => [`${v}.yaml`, packageVariant(v, 'cluster-01')])));
     const { report, git } = await traced(f, { dryRun: true });
     expect(report.results.map((r) => [r.variant, r.action])).toEqual(variants.map((v) => [v, 'proposed']));
     // the downstream's mirror and the upstream's fetch: the same for one variant or a thousand
