@@ -12,6 +12,8 @@
 // no-op run.
 // Build first: `npx turbo run build --filter=kdelta`, then `node packages/cli/bench/preview.bench.mjs`.
 // KDELTA_BENCH_REPOS (default 100) and KDELTA_BENCH_PACKAGES (default 10) scale it.
+// KDELTA_BENCH_BASELINE=<another kdelta.js> times that CLI's preview too, alternating with this
+// one's, in the same sitting (a before/after comparison on a shared machine).
 // KDELTA_BENCH_KEEP=1 leaves the fleet for profiling, its root printed at the end:
 // `cd <root>/control && node --cpu-prof kdelta.js preview --upstream-ref next --json`.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -39,9 +41,11 @@ function spread(values) {
   return [sorted[0], median(sorted), sorted.at(-1)].map((ms) => `${(ms / 1000).toFixed(2)} s`).join(' / ');
 }
 
-function timed(label, args, expectCount, read) {
+const BASELINE = process.env.KDELTA_BENCH_BASELINE;
+
+function timed(label, args, expectCount, read, cli = bin) {
   const start = performance.now();
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: control, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: control, env, encoding: 'utf8', maxBuffer: 1 << 28 });
   const ms = performance.now() - start;
   if (r.status !== 0) {
     process.stderr.write(r.stderr.slice(-4000));
@@ -86,21 +90,29 @@ try {
   const noops = [];
   const remembered = [];
   const previews = [];
+  const baselines = [];
   // alternating, so that a burst of load on the shared machine falls on all three
   for (let i = 0; i < TIMES; i++) {
     forgetUpToDate();
     noops.push(timed('no-op run, every variant checked', runArgs, total, runReport));
     remembered.push(timed('no-op run, answered from memory', runArgs, total, runReport));
-    previews.push(
-      timed('preview of upstream branch next', ['preview', '--upstream-ref', 'next', '--json'], total, (stdout) => {
-        const report = JSON.parse(stdout);
-        const s = report.summary;
-        return {
-          count: s.total,
-          what: `${s.changed} changed, ${s.conflicted} with conflicts, ${s.unchanged} unchanged, ${s.failed} failed`,
-        };
-      }),
-    );
+    const previewOf = (label, cli) =>
+      timed(
+        label,
+        ['preview', '--upstream-ref', 'next', '--json'],
+        total,
+        (stdout) => {
+          const report = JSON.parse(stdout);
+          const s = report.summary;
+          return {
+            count: s.total,
+            what: `${s.changed} changed, ${s.conflicted} with conflicts, ${s.unchanged} unchanged, ${s.failed} failed`,
+          };
+        },
+        cli,
+      );
+    previews.push(previewOf('preview of upstream branch next', bin));
+    if (BASELINE) baselines.push(previewOf(`preview of upstream branch next [${BASELINE}]`, BASELINE));
   }
   const noop = median(noops);
   const preview = median(previews);
@@ -108,11 +120,16 @@ try {
   console.log(`| no-op run, every variant checked | ${spread(noops)} |`);
   console.log(`| no-op run, answered from memory | ${spread(remembered)} |`);
   console.log(`| preview of an unreleased upstream change | ${spread(previews)} |`);
+  if (BASELINE) console.log(`| preview, baseline [${BASELINE}] | ${spread(baselines)} |`);
   const ratio = preview / noop;
   console.log(
     `preview / no-op run, every variant checked (medians): ${ratio.toFixed(2)}×${ratio > GOAL ? `  ← over the ${GOAL}× goal` : ''}`,
   );
   console.log(`preview / no-op run, answered from memory (medians, for information): ${(preview / median(remembered)).toFixed(2)}×`);
+  if (BASELINE) {
+    console.log(`baseline preview / no-op run, every variant checked (medians): ${(median(baselines) / noop).toFixed(2)}×`);
+    console.log(`this build / baseline, preview (medians): ${(preview / median(baselines)).toFixed(2)}×`);
+  }
 } finally {
   if (process.env.KDELTA_BENCH_KEEP === '1') console.log(`kept: ${root}`);
   else rmSync(root, { recursive: true, force: true });
