@@ -355,7 +355,9 @@ async function identicalWinner(dir: string, to: RemoteBranch, parent: string): P
     dir,
     remote: to.remote,
     branch: to.branch,
-    into: 'refs/kdelta/winner',
+    // refs/worktree/: this work tree's own ref; the mirror's other work trees (the downstream's
+    // other variants, losing a race of their own at the same time) have theirs
+    into: 'refs/worktree/kdelta/winner',
     env: to.env,
     ...credentials(to),
   });
