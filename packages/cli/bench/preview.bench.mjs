@@ -49,6 +49,7 @@ function timed(label, args, expectCount, read, cli = bin) {
   const ms = performance.now() - start;
   if (r.status !== 0) {
     process.stderr.write(r.stderr.slice(-4000));
+    process.stderr.write(r.stdout.slice(-4000));
     throw new Error(`${label}: kdelta ${args[0]} exited ${r.status}`);
   }
   const { count, what } = read(r.stdout);

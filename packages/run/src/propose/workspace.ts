@@ -189,8 +189,28 @@ export function baseHistoryOf(ws: Workspace): BaseHistory {
 export async function checkoutMirror(mirror: Mirror, url: string, base: string, head: string, dir: string): Promise<Workspace> {
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new RunError('branch-missing', `branch "${base}" does not exist in ${url}`);
-  await runGit(['-c', 'maintenance.auto=false', 'worktree', 'add', '--quiet', '--detach', '--', dir, baseCommit], { cwd: mirror.dir });
+  await oneAtATime(mirror.dir, () =>
+    runGit(['-c', 'maintenance.auto=false', 'worktree', 'add', '--quiet', '--detach', '--', dir, baseCommit], { cwd: mirror.dir }),
+  );
   return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head), baseCommit);
+}
+
+/**
+ * The work trees being added to each mirror. Two `git worktree add` at once in one repository
+ * race: one reads the other's half-written entry ("failed to read worktrees/…/commondir"). A
+ * mirror's are added one after the other; each is quick, and other mirrors' go on meanwhile.
+ */
+const adding = new Map<string, Promise<unknown>>();
+
+async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const before = adding.get(key) ?? Promise.resolve();
+  const mine = before.catch(() => {}).then(work);
+  adding.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    if (adding.get(key) === mine) adding.delete(key);
+  }
 }
 
 function gitWorkspace(dir: string, repository: string, baseCommit: string, remoteHead: string | undefined, parent: string): Workspace {
