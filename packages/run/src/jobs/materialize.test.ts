@@ -119,6 +119,42 @@ describe('the package-update materialize step', () => {
     expect(updated.upstreamChanges?.resources.map((c) => [c.subject, c.fields.length])).toEqual([['ConfigMap settings', 5]]);
   });
 
+  it('parses the origin and upstream of a package fanned out to many downstreams once per run, each local copy once', async () => {
+    const f = createFleet([]);
+    onTestFinished(() => f.cleanup());
+    const settings = (v: number) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n${Array.from({ length: 50 }, (_, i) => `  key-${i}: "value ${i % 10 === 0 ? v : 1}"\n`).join('')}`;
+    f.publish({ 'base-ns/settings.yaml': settings(1) }, 'base-ns/s1');
+    f.publish({ 'base-ns/settings.yaml': settings(2) }, 'base-ns/s2');
+    const cacheDir = tempDir('kdelta-materialize-cache-');
+    const input = (variant: string, ref: string, local?: PackageFiles): MaterializeInput => ({
+      variant,
+      upstream: { repo: f.upstream, directory: 'base-ns', ref, commit: git(f.upstream, 'rev-parse', `${ref}^{commit}`) },
+      downstream: { package: 'web', local },
+      cacheDir,
+      env: process.env,
+    });
+    const materialize = createPackageUpdateMaterialize();
+    const first = await materialize(input('first', 'base-ns/s1'));
+    // each downstream edited its copy its own way: three local texts, one origin, one upstream
+    const local = (n: number) =>
+      new Map(first.files).set(
+        'settings.yaml',
+        (first.files.get('settings.yaml') as string).replace('key-5: "value 1"', `key-5: "local ${n}"`),
+      );
+    const parses = vi.spyOn(Parser.prototype, 'parse');
+    onTestFinished(() => parses.mockRestore());
+    const updated = [];
+    for (const n of [1, 2, 3]) updated.push(await materialize(input(`v${n}`, 'base-ns/s2', local(n))));
+    const texts = parses.mock.calls.map(([text]) => text).filter((text) => text.includes('name: settings'));
+    expect(texts.filter((t) => t.includes('"local '))).toHaveLength(3);
+    expect(texts.filter((t) => !t.includes('"local '))).toHaveLength(2);
+    for (const [i, u] of updated.entries()) {
+      expect(u.files.get('settings.yaml')).toContain('  key-10: "value 2"\n');
+      expect(u.files.get('settings.yaml')).toContain(`  key-5: "local ${i + 1}"\n`);
+    }
+  });
+
   it('refuses a local file whose path leaves the package, naming it', async () => {
     const fleet = fleetInput();
     const first = await packageUpdateMaterialize(fleet.input('web', 'base-ns/v1'));

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createParsedTexts, parseYamlDocument } from '@kdelta/merge-core';
+import { createParsedTexts, parseYamlDocument, type ParsedTexts } from '@kdelta/merge-core';
 import { hideCredentials, isGitError } from '@kdelta/git-source';
 import { createFetchMemo, type FetchMemo, type GitOptions, getPackageTree, updatePackageTree } from '@kdelta/package-update';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
@@ -128,8 +128,9 @@ export function createPackageUpdateMaterialize(): Materialize {
   const gets = new Map<string, Promise<PackageFiles>>();
   const fetches = createFetchMemo();
   const changes = createUpstreamChangesMemo();
+  const upstreamParses = createUpstreamParses();
   return (input) => {
-    if (input.downstream.local) return materialize(input, fetches, changes);
+    if (input.downstream.local) return materialize(input, fetches, changes, upstreamParses);
     const key = JSON.stringify([
       input.upstream.repo,
       input.upstream.directory,
@@ -151,10 +152,43 @@ export function createPackageUpdateMaterialize(): Materialize {
 /** Get (no local package) or 3-way update (a local package with a lock) through package-update. */
 export const packageUpdateMaterialize: Materialize = (input) => materialize(input, undefined, upstreamChanges);
 
+/**
+ * The parses of origin and upstream texts, kept for a whole run: a set fans one package out to
+ * many downstreams, whose updates all read the same two versions of it (a preview of 1,000
+ * variants parsed them 1,000 times). Readers never change a parsed document (see
+ * {@link ParsedTexts}), so one parse serves them all. A local text is the downstream's own and
+ * is let go with its update. Bounded: past {@link UPSTREAM_PARSES_CHARS} characters of text it
+ * starts again, so a run over many large packages holds no more than an update of one.
+ */
+function createUpstreamParses(): (update: ParsedTexts) => ParsedTexts {
+  let shared = createParsedTexts();
+  const seen = new Set<string>();
+  let chars = 0;
+  return (update) => ({
+    stream(text, file, side) {
+      if (side === 'local') return update.stream(text, file, side);
+      if (!seen.has(text)) {
+        if (chars + text.length > UPSTREAM_PARSES_CHARS) {
+          shared = createParsedTexts();
+          seen.clear();
+          chars = 0;
+        }
+        seen.add(text);
+        chars += text.length;
+      }
+      return shared.stream(text, file, side);
+    },
+  });
+}
+
+/** How much origin and upstream text a run keeps parsed (characters): many packages, or one large one. */
+const UPSTREAM_PARSES_CHARS = 16 * 1024 * 1024;
+
 async function materialize(
   input: MaterializeInput,
   fetches: FetchMemo | undefined,
   changesOf: (input: UpstreamChangesInput) => Promise<UpstreamChanges> = upstreamChanges,
+  upstreamParses?: (update: ParsedTexts) => ParsedTexts,
 ): Promise<MaterializeResult> {
   // The package's name is its Kptfile's (getPackageTree records it) and names its files in errors.
   const name = checkName(input.downstream.package || 'pkg');
@@ -203,8 +237,8 @@ async function materialize(
   const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
   if (pointed !== undefined) local2.set('Kptfile', pointed);
   // What the merge parses of origin and upstream, the list of what upstream changed reads again:
-  // parsed once for both, and let go with this update.
-  const parsed = lock.commit === input.upstream.commit ? undefined : createParsedTexts();
+  // parsed once for both, and for every other update of the run from the same versions.
+  const parsed = lock.commit === input.upstream.commit ? undefined : (upstreamParses?.(createParsedTexts()) ?? createParsedTexts());
   const result = await updatePackageTree({ ...git, tree: packageTreeOf(local2, name), name, ref: input.upstream.ref, parsed }).catch(
     (error: unknown) => {
       // The merge's origin is fetched from where the lock says the package came from, which a

@@ -1,6 +1,5 @@
 import {
   checkoutDetached,
-  cloneShared,
   commitsSince,
   commitStaged,
   deleteRemoteBranch,
@@ -180,12 +179,38 @@ export function baseHistoryOf(ws: Workspace): BaseHistory {
   };
 }
 
-/** A scratch clone of the mirror's `base` branch in `dir` (shared objects: nothing is copied). */
+/**
+ * A work tree of the mirror at its `base` branch's commit in `dir`, HEAD detached there (the
+ * mirror's objects and refs: nothing is copied). A linked work tree of the mirror, not a clone:
+ * a clone of it, even a shared one, runs three processes (git, a shell, `upload-pack`) where
+ * this runs one, and a run makes one per variant. Its commits go into the mirror, which is the
+ * run's own and removed with it.
+ */
 export async function checkoutMirror(mirror: Mirror, url: string, base: string, head: string, dir: string): Promise<Workspace> {
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new RunError('branch-missing', `branch "${base}" does not exist in ${url}`);
-  await cloneShared({ source: mirror.dir, dest: dir, branch: base });
+  await oneAtATime(mirror.dir, () =>
+    runGit(['-c', 'maintenance.auto=false', 'worktree', 'add', '--quiet', '--detach', '--', dir, baseCommit], { cwd: mirror.dir }),
+  );
   return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head), baseCommit);
+}
+
+/**
+ * The work trees being added to each mirror. Two `git worktree add` at once in one repository
+ * race: one reads the other's half-written entry ("failed to read worktrees/…/commondir"). A
+ * mirror's are added one after the other; each is quick, and other mirrors' go on meanwhile.
+ */
+const adding = new Map<string, Promise<unknown>>();
+
+async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const before = adding.get(key) ?? Promise.resolve();
+  const mine = before.catch(() => {}).then(work);
+  adding.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    if (adding.get(key) === mine) adding.delete(key);
+  }
 }
 
 function gitWorkspace(dir: string, repository: string, baseCommit: string, remoteHead: string | undefined, parent: string): Workspace {
@@ -350,7 +375,9 @@ async function identicalWinner(dir: string, to: RemoteBranch, parent: string): P
     dir,
     remote: to.remote,
     branch: to.branch,
-    into: 'refs/kdelta/winner',
+    // refs/worktree/: this work tree's own ref; the mirror's other work trees (the downstream's
+    // other variants, losing a race of their own at the same time) have theirs
+    into: 'refs/worktree/kdelta/winner',
     env: to.env,
     ...credentials(to),
   });
