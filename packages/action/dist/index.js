@@ -20975,21 +20975,6 @@ async function isAncestor(options) {
     return false;
   }
 }
-async function cloneShared(options) {
-  assertSafeArgument(options.branch, "branch");
-  await runGit([
-    "clone",
-    "--quiet",
-    "--template=",
-    "--shared",
-    "--no-tags",
-    "--branch",
-    options.branch,
-    "--",
-    options.source,
-    options.dest
-  ]);
-}
 async function checkoutDetached(options) {
   assertSafeArgument(options.commit, "commit");
   await runGit(["checkout", "--quiet", "--detach", options.commit, "--"], { cwd: options.dir });
@@ -51294,8 +51279,9 @@ function createPackageUpdateMaterialize() {
   const gets = /* @__PURE__ */ new Map();
   const fetches = createFetchMemo();
   const changes = createUpstreamChangesMemo();
+  const upstreamParses = createUpstreamParses();
   return (input) => {
-    if (input.downstream.local) return materialize(input, fetches, changes);
+    if (input.downstream.local) return materialize(input, fetches, changes, upstreamParses);
     const key = JSON.stringify([
       input.upstream.repo,
       input.upstream.directory,
@@ -51313,7 +51299,28 @@ function createPackageUpdateMaterialize() {
     return files.then((f) => ({ files: new Map(f), conflicts: [], resources: [], lock: { ...input.upstream } }));
   };
 }
-async function materialize(input, fetches, changesOf = upstreamChanges) {
+function createUpstreamParses() {
+  let shared = createParsedTexts();
+  const seen = /* @__PURE__ */ new Set();
+  let chars = 0;
+  return (update) => ({
+    stream(text3, file, side) {
+      if (side === "local") return update.stream(text3, file, side);
+      if (!seen.has(text3)) {
+        if (chars + text3.length > UPSTREAM_PARSES_CHARS) {
+          shared = createParsedTexts();
+          seen.clear();
+          chars = 0;
+        }
+        seen.add(text3);
+        chars += text3.length;
+      }
+      return shared.stream(text3, file, side);
+    }
+  });
+}
+var UPSTREAM_PARSES_CHARS = 16 * 1024 * 1024;
+async function materialize(input, fetches, changesOf = upstreamChanges, upstreamParses) {
   const name2 = checkName(input.downstream.package || "pkg");
   const git2 = {
     cwd: input.cwd ?? NO_WORKING_DIRECTORY,
@@ -51357,7 +51364,7 @@ async function materialize(input, fetches, changesOf = upstreamChanges) {
   const local2 = new Map(local);
   const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
   if (pointed !== void 0) local2.set("Kptfile", pointed);
-  const parsed = lock.commit === input.upstream.commit ? void 0 : createParsedTexts();
+  const parsed = lock.commit === input.upstream.commit ? void 0 : upstreamParses?.(createParsedTexts()) ?? createParsedTexts();
   const result = await updatePackageTree({ ...git2, tree: packageTreeOf(local2, name2), name: name2, ref: input.upstream.ref, parsed }).catch(
     (error2) => {
       if (lock.repo !== void 0 && lock.repo !== input.upstream.repo && isGitError(error2) && error2.message.includes(lock.repo)) {
@@ -51823,8 +51830,23 @@ function baseHistoryOf(ws) {
 async function checkoutMirror(mirror, url, base, head, dir) {
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
-  await cloneShared({ source: mirror.dir, dest: dir, branch: base });
+  await oneAtATime(
+    mirror.dir,
+    () => runGit(["-c", "maintenance.auto=false", "worktree", "add", "--quiet", "--detach", "--", dir, baseCommit], { cwd: mirror.dir })
+  );
   return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head), baseCommit);
+}
+var adding = /* @__PURE__ */ new Map();
+async function oneAtATime(key, work) {
+  const before = adding.get(key) ?? Promise.resolve();
+  const mine = before.catch(() => {
+  }).then(work);
+  adding.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    if (adding.get(key) === mine) adding.delete(key);
+  }
 }
 function gitWorkspace(dir, repository, baseCommit, remoteHead, parent) {
   let committed;
@@ -51962,7 +51984,9 @@ async function identicalWinner(dir, to, parent) {
     dir,
     remote: to.remote,
     branch: to.branch,
-    into: "refs/kdelta/winner",
+    // refs/worktree/: this work tree's own ref; the mirror's other work trees (the downstream's
+    // other variants, losing a race of their own at the same time) have theirs
+    into: "refs/worktree/kdelta/winner",
     env: to.env,
     ...credentials(to)
   });
