@@ -602,10 +602,10 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message2, code8, data) {
+      constructor(message2, code9, data) {
         super(message2);
         this.name = "HTTPParserError";
-        this.code = code8 ? `HPE_${code8}` : void 0;
+        this.code = code9 ? `HPE_${code9}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -628,12 +628,12 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message2, code8, { headers, data }) {
+      constructor(message2, code9, { headers, data }) {
         super(message2);
         this.name = "RequestRetryError";
         this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code8;
+        this.statusCode = code9;
         this.data = data;
         this.headers = headers;
       }
@@ -644,12 +644,12 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message2, code8, { headers, data }) {
+      constructor(message2, code9, { headers, data }) {
         super(message2);
         this.name = "ResponseError";
         this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code8;
+        this.statusCode = code9;
         this.data = data;
         this.headers = headers;
       }
@@ -859,8 +859,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code8 = this.code = key.charCodeAt(index);
-        if (code8 > 127) {
+        const code9 = this.code = key.charCodeAt(index);
+        if (code9 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -881,11 +881,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (true) {
-          const code8 = key.charCodeAt(index);
-          if (code8 > 127) {
+          const code9 = key.charCodeAt(index);
+          if (code9 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code8) {
+          if (node.code === code9) {
             if (length === ++index) {
               node.value = value2;
               break;
@@ -895,7 +895,7 @@ var require_tree = __commonJS({
               node.middle = new _TstNode(key, value2, index);
               break;
             }
-          } else if (node.code < code8) {
+          } else if (node.code < code9) {
             if (node.left !== null) {
               node = node.left;
             } else {
@@ -919,19 +919,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (node !== null && index < keylength) {
-          let code8 = key[index];
-          if (code8 <= 90 && code8 >= 65) {
-            code8 |= 32;
+          let code9 = key[index];
+          if (code9 <= 90 && code9 >= 65) {
+            code9 |= 32;
           }
           while (node !== null) {
-            if (code8 === node.code) {
+            if (code9 === node.code) {
               if (keylength === ++index) {
                 return node;
               }
               node = node.middle;
               break;
             }
-            node = node.code < code8 ? node.left : node.right;
+            node = node.code < code9 ? node.left : node.right;
           }
         }
         return null;
@@ -1638,11 +1638,11 @@ var require_diagnostics = __commonJS({
         websocketDebuglog("connection opened %s%s", address, port ? `:${port}` : "");
       });
       diagnosticsChannel.channel("undici:websocket:close").subscribe((evt) => {
-        const { websocket, code: code8, reason } = evt;
+        const { websocket, code: code9, reason } = evt;
         websocketDebuglog(
           "closed connection to %s - %s %s",
           websocket.url,
-          code8,
+          code9,
           reason
         );
       });
@@ -4130,9 +4130,9 @@ var require_util2 = __commonJS({
     }
     function isValidEncodedURL(url) {
       for (let i = 0; i < url.length; ++i) {
-        const code8 = url.charCodeAt(i);
-        if (code8 > 126 || // Non-US-ASCII + DEL
-        code8 < 32) {
+        const code9 = url.charCodeAt(i);
+        if (code9 > 126 || // Non-US-ASCII + DEL
+        code9 < 32) {
           return false;
         }
       }
@@ -4723,8 +4723,8 @@ var require_util2 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code8 = char.charCodeAt(0);
-          return code8 >= 48 && code8 <= 57;
+          const code9 = char.charCodeAt(0);
+          return code9 >= 48 && code9 <= 57;
         },
         data,
         position3
@@ -4750,8 +4750,8 @@ var require_util2 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code8 = char.charCodeAt(0);
-          return code8 >= 48 && code8 <= 57;
+          const code9 = char.charCodeAt(0);
+          return code9 >= 48 && code9 <= 57;
         },
         data,
         position3
@@ -7042,9 +7042,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code8, id) {
+    function onHttp2FrameError(type, code9, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code8}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code9}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -7054,8 +7054,8 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function onHTTP2GoAway(code8) {
-      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code8}`, util.getSocketInfo(this));
+    function onHTTP2GoAway(code9) {
+      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code9}`, util.getSocketInfo(this));
       const client = this[kClient];
       client[kSocket] = null;
       client[kHTTPContext] = null;
@@ -7260,8 +7260,8 @@ var require_client_h2 = __commonJS({
       stream.once("error", function(err) {
         abort(err);
       });
-      stream.once("frameError", (type, code8) => {
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code8}`));
+      stream.once("frameError", (type, code9) => {
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code9}`));
       });
       return true;
       function writeBodyH2() {
@@ -9199,7 +9199,7 @@ var require_retry_handler = __commonJS({
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code: code8, headers } = err;
+        const { statusCode, code: code9, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -9211,7 +9211,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state;
-        if (code8 && code8 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code8)) {
+        if (code9 && code9 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code9)) {
           cb(err);
           return;
         }
@@ -11954,8 +11954,8 @@ var require_headers = __commonJS({
     var util = __require("node:util");
     var kHeadersMap = /* @__PURE__ */ Symbol("headers map");
     var kHeadersSortedMap = /* @__PURE__ */ Symbol("headers map sorted");
-    function isHTTPWhiteSpaceCharCode(code8) {
-      return code8 === 10 || code8 === 13 || code8 === 9 || code8 === 32;
+    function isHTTPWhiteSpaceCharCode(code9) {
+      return code9 === 10 || code9 === 13 || code9 === 9 || code9 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
@@ -16110,8 +16110,8 @@ var require_util6 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value2) {
       for (let i = 0; i < value2.length; ++i) {
-        const code8 = value2.charCodeAt(i);
-        if (code8 >= 0 && code8 <= 8 || code8 >= 10 && code8 <= 31 || code8 === 127) {
+        const code9 = value2.charCodeAt(i);
+        if (code9 >= 0 && code9 <= 8 || code9 >= 10 && code9 <= 31 || code9 === 127) {
           return true;
         }
       }
@@ -16119,26 +16119,26 @@ var require_util6 = __commonJS({
     }
     function validateCookieName(name2) {
       for (let i = 0; i < name2.length; ++i) {
-        const code8 = name2.charCodeAt(i);
-        if (code8 < 33 || // exclude CTLs (0-31), SP and HT
-        code8 > 126 || // exclude non-ascii and DEL
-        code8 === 34 || // "
-        code8 === 40 || // (
-        code8 === 41 || // )
-        code8 === 60 || // <
-        code8 === 62 || // >
-        code8 === 64 || // @
-        code8 === 44 || // ,
-        code8 === 59 || // ;
-        code8 === 58 || // :
-        code8 === 92 || // \
-        code8 === 47 || // /
-        code8 === 91 || // [
-        code8 === 93 || // ]
-        code8 === 63 || // ?
-        code8 === 61 || // =
-        code8 === 123 || // {
-        code8 === 125) {
+        const code9 = name2.charCodeAt(i);
+        if (code9 < 33 || // exclude CTLs (0-31), SP and HT
+        code9 > 126 || // exclude non-ascii and DEL
+        code9 === 34 || // "
+        code9 === 40 || // (
+        code9 === 41 || // )
+        code9 === 60 || // <
+        code9 === 62 || // >
+        code9 === 64 || // @
+        code9 === 44 || // ,
+        code9 === 59 || // ;
+        code9 === 58 || // :
+        code9 === 92 || // \
+        code9 === 47 || // /
+        code9 === 91 || // [
+        code9 === 93 || // ]
+        code9 === 63 || // ?
+        code9 === 61 || // =
+        code9 === 123 || // {
+        code9 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -16154,31 +16154,31 @@ var require_util6 = __commonJS({
         ++i;
       }
       while (i < len) {
-        const code8 = value2.charCodeAt(i++);
-        if (code8 < 33 || // exclude CTLs (0-31)
-        code8 > 126 || // non-ascii and DEL (127)
-        code8 === 34 || // "
-        code8 === 44 || // ,
-        code8 === 59 || // ;
-        code8 === 92) {
+        const code9 = value2.charCodeAt(i++);
+        if (code9 < 33 || // exclude CTLs (0-31)
+        code9 > 126 || // non-ascii and DEL (127)
+        code9 === 34 || // "
+        code9 === 44 || // ,
+        code9 === 59 || // ;
+        code9 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
     function validateCookiePath(path) {
       for (let i = 0; i < path.length; ++i) {
-        const code8 = path.charCodeAt(i);
-        if (code8 < 32 || // exclude CTLs (0-31)
-        code8 > 126 || // exclude DEL and non-ascii
-        code8 === 59) {
+        const code9 = path.charCodeAt(i);
+        if (code9 < 32 || // exclude CTLs (0-31)
+        code9 > 126 || // exclude DEL and non-ascii
+        code9 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code8) {
-      return code8 >= 48 && code8 <= 57 || // 0-9
-      code8 >= 65 && code8 <= 90 || // A-Z
-      code8 >= 97 && code8 <= 122;
+    function isLetterOrDigit(code9) {
+      return code9 >= 48 && code9 <= 57 || // 0-9
+      code9 >= 65 && code9 <= 90 || // A-Z
+      code9 >= 97 && code9 <= 122;
     }
     function validateCookieDomain(domain2) {
       if (domain2 === " ") {
@@ -16189,8 +16189,8 @@ var require_util6 = __commonJS({
       }
       let labelLength = 0;
       for (let i = 0; i < domain2.length; ++i) {
-        const code8 = domain2.charCodeAt(i);
-        if (code8 === 46) {
+        const code9 = domain2.charCodeAt(i);
+        if (code9 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -16200,10 +16200,10 @@ var require_util6 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code8)) {
+        if (labelLength === 0 && !isLetterOrDigit(code9)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code8) && code8 !== 45) {
+        if (!isLetterOrDigit(code9) && code9 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -16977,37 +16977,37 @@ var require_util7 = __commonJS({
         return false;
       }
       for (let i = 0; i < protocol.length; ++i) {
-        const code8 = protocol.charCodeAt(i);
-        if (code8 < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code8 > 126 || code8 === 34 || // "
-        code8 === 40 || // (
-        code8 === 41 || // )
-        code8 === 44 || // ,
-        code8 === 47 || // /
-        code8 === 58 || // :
-        code8 === 59 || // ;
-        code8 === 60 || // <
-        code8 === 61 || // =
-        code8 === 62 || // >
-        code8 === 63 || // ?
-        code8 === 64 || // @
-        code8 === 91 || // [
-        code8 === 92 || // \
-        code8 === 93 || // ]
-        code8 === 123 || // {
-        code8 === 125) {
+        const code9 = protocol.charCodeAt(i);
+        if (code9 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code9 > 126 || code9 === 34 || // "
+        code9 === 40 || // (
+        code9 === 41 || // )
+        code9 === 44 || // ,
+        code9 === 47 || // /
+        code9 === 58 || // :
+        code9 === 59 || // ;
+        code9 === 60 || // <
+        code9 === 61 || // =
+        code9 === 62 || // >
+        code9 === 63 || // ?
+        code9 === 64 || // @
+        code9 === 91 || // [
+        code9 === 92 || // \
+        code9 === 93 || // ]
+        code9 === 123 || // {
+        code9 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code8) {
-      if (code8 >= 1e3 && code8 < 1015) {
-        return code8 !== 1004 && // reserved
-        code8 !== 1005 && // "MUST NOT be set as a status code"
-        code8 !== 1006;
+    function isValidStatusCode(code9) {
+      if (code9 >= 1e3 && code9 < 1015) {
+        return code9 !== 1004 && // reserved
+        code9 !== 1005 && // "MUST NOT be set as a status code"
+        code9 !== 1006;
       }
-      return code8 >= 3e3 && code8 <= 4999;
+      return code9 >= 3e3 && code9 <= 4999;
     }
     function failWebsocketConnection(ws, reason) {
       const { [kController]: controller, [kResponse]: response } = ws;
@@ -17276,7 +17276,7 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code8, reason, reasonByteLength) {
+    function closeWebSocketConnection(ws, code9, reason, reasonByteLength) {
       if (isClosing(ws) || isClosed(ws)) {
       } else if (!isEstablished(ws)) {
         failWebsocketConnection(ws, "Connection was closed before it was established.");
@@ -17284,12 +17284,12 @@ var require_connection = __commonJS({
       } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
         ws[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
-        if (code8 !== void 0 && reason === void 0) {
+        if (code9 !== void 0 && reason === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code8, 0);
-        } else if (code8 !== void 0 && reason !== void 0) {
+          frame.frameData.writeUInt16BE(code9, 0);
+        } else if (code9 !== void 0 && reason !== void 0) {
           frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength);
-          frame.frameData.writeUInt16BE(code8, 0);
+          frame.frameData.writeUInt16BE(code9, 0);
           frame.frameData.write(reason, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -17314,25 +17314,25 @@ var require_connection = __commonJS({
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
-      let code8 = 1005;
+      let code9 = 1005;
       let reason = "";
       const result = ws[kByteParser].closingInfo;
       if (result && !result.error) {
-        code8 = result.code ?? 1005;
+        code9 = result.code ?? 1005;
         reason = result.reason;
       } else if (!ws[kReceivedClose]) {
-        code8 = 1006;
+        code9 = 1006;
       }
       ws[kReadyState] = states.CLOSED;
       fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
         wasClean,
-        code: code8,
+        code: code9,
         reason
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
           websocket: ws,
-          code: code8,
+          code: code9,
           reason
         });
       }
@@ -17457,8 +17457,8 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code8, reason) {
-      closeWebSocketConnection(ws, code8, reason, Buffer.byteLength(reason));
+    function failWebsocketConnectionWithCode(ws, code9, reason) {
+      closeWebSocketConnection(ws, code9, reason, Buffer.byteLength(reason));
       failWebsocketConnection(ws, reason);
     }
     var ByteParser = class extends Writable {
@@ -17645,8 +17645,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error2, data) => {
                     if (error2) {
-                      const code8 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnectionWithCode(this.ws, code8, error2.message);
+                      const code9 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnectionWithCode(this.ws, code9, error2.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -17732,11 +17732,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert(data.length !== 1);
-        let code8;
+        let code9;
         if (data.length >= 2) {
-          code8 = data.readUInt16BE(0);
+          code9 = data.readUInt16BE(0);
         }
-        if (code8 !== void 0 && !isValidStatusCode(code8)) {
+        if (code9 !== void 0 && !isValidStatusCode(code9)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason = data.subarray(2);
@@ -17748,7 +17748,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code: code8, reason, error: false };
+        return { code: code9, reason, error: false };
       }
       /**
        * Parses control frames.
@@ -17763,8 +17763,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code: code8, reason } = this.#info.closeInfo;
-            closeWebSocketConnection(this.ws, code8, reason, reason.length);
+            const { code: code9, reason } = this.#info.closeInfo;
+            closeWebSocketConnection(this.ws, code9, reason, reason.length);
             failWebsocketConnection(this.ws, reason);
             return false;
           }
@@ -18002,17 +18002,17 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code8 = void 0, reason = void 0) {
+      close(code9 = void 0, reason = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code8 !== void 0) {
-          code8 = webidl.converters["unsigned short"](code8, prefix, "code", { clamp: true });
+        if (code9 !== void 0) {
+          code9 = webidl.converters["unsigned short"](code9, prefix, "code", { clamp: true });
         }
         if (reason !== void 0) {
           reason = webidl.converters.USVString(reason, prefix, "reason");
         }
-        if (code8 !== void 0) {
-          if (code8 !== 1e3 && (code8 < 3e3 || code8 > 4999)) {
+        if (code9 !== void 0) {
+          if (code9 !== 1e3 && (code9 < 3e3 || code9 > 4999)) {
             throw new DOMException("invalid code", "InvalidAccessError");
           }
         }
@@ -18026,7 +18026,7 @@ var require_websocket = __commonJS({
             );
           }
         }
-        closeWebSocketConnection(this, code8, reason, reasonByteLength);
+        closeWebSocketConnection(this, code9, reason, reasonByteLength);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -18272,15 +18272,15 @@ var require_websocket = __commonJS({
     }
     function onParserError(err) {
       let message2;
-      let code8;
+      let code9;
       if (err instanceof CloseEvent) {
         message2 = err.reason;
-        code8 = err.code;
+        code9 = err.code;
       } else {
         message2 = err.message;
       }
       fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
-      closeWebSocketConnection(this, code8);
+      closeWebSocketConnection(this, code9);
     }
     module.exports = {
       WebSocket
@@ -19334,7 +19334,7 @@ function isGitError(value2) {
   return value2 instanceof GitError;
 }
 function classify(stderr) {
-  for (const [re, code8] of patterns) if (re.test(stderr)) return code8;
+  for (const [re, code9] of patterns) if (re.test(stderr)) return code9;
   return "failed";
 }
 var GitError, patterns;
@@ -19404,13 +19404,13 @@ function runGit(args, options = {}) {
         }
         const exitCode = typeof error2.code === "number" ? error2.code : void 0;
         const detail2 = stderr.trim() || error2.message;
-        const code8 = classify(stderr);
+        const code9 = classify(stderr);
         const sent = options.env?.[SENT_CREDENTIALS_ENV];
         const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
-        const text3 = withheld && (code8 === "auth" || code8 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code8 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code8 === "auth" ? authHint : ""}`;
+        const text3 = withheld && (code9 === "auth" || code9 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code9 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code9 === "auth" ? authHint : ""}`;
         reject(
           new GitError({
-            code: code8,
+            code: code9,
             message: text3,
             args,
             stderr,
@@ -20214,9 +20214,9 @@ function objectStore(gitDir) {
       const head = readAt2(fd, offset, 32);
       let i = 0;
       let byte = head[i++];
-      const code8 = byte >> 4 & 7;
+      const code9 = byte >> 4 & 7;
       while (byte & 128) byte = head[i++];
-      if (code8 === 6) {
+      if (code9 === 6) {
         byte = head[i++];
         let back = byte & 127;
         while (byte & 128) {
@@ -20226,12 +20226,12 @@ function objectStore(gitDir) {
         if (back <= 0 || back > offset) throw new Unsupported(pack.pack);
         return { type: packedHead(pack, offset - back, depth + 1).type };
       }
-      if (code8 === 7) {
+      if (code9 === 7) {
         const base = locate2(head.subarray(i, i + 20).toString("hex"));
         if (!base) throw new Unsupported("delta base");
         return { type: headOf(base, depth + 1).type };
       }
-      const type = PACK_TYPES[code8];
+      const type = PACK_TYPES[code9];
       if (!type) throw new Unsupported(pack.pack);
       if (type !== "tag") return { type };
       let body;
@@ -20521,8 +20521,8 @@ async function tryCreate(lockPath, owner) {
     held.set(lockPath, owner.token);
     return true;
   } catch (error2) {
-    const code8 = error2.code;
-    if (code8 === "ENOTEMPTY" || code8 === "EEXIST" || code8 === "EPERM" || code8 === "EACCES" || code8 === "EISDIR") return false;
+    const code9 = error2.code;
+    if (code9 === "ENOTEMPTY" || code9 === "EEXIST" || code9 === "EPERM" || code9 === "EACCES" || code9 === "EISDIR") return false;
     throw error2;
   } finally {
     await rm2(staging, { recursive: true, force: true });
@@ -22247,8 +22247,8 @@ var require_stringifyString = __commonJS({
             case "u":
               {
                 str4 += json.slice(start2, i);
-                const code8 = json.substr(i + 2, 4);
-                switch (code8) {
+                const code9 = json.substr(i + 2, 4);
+                switch (code9) {
                   case "0000":
                     str4 += "\\0";
                     break;
@@ -22274,8 +22274,8 @@ var require_stringifyString = __commonJS({
                     str4 += "\\P";
                     break;
                   default:
-                    if (code8.substr(0, 2) === "00")
-                      str4 += "\\x" + code8.substr(2);
+                    if (code9.substr(0, 2) === "00")
+                      str4 += "\\x" + code9.substr(2);
                     else
                       str4 += json.substr(i, 6);
                 }
@@ -24774,22 +24774,22 @@ var require_errors2 = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name2, pos, code8, message2) {
+      constructor(name2, pos, code9, message2) {
         super();
         this.name = name2;
-        this.code = code8;
+        this.code = code9;
         this.message = message2;
         this.pos = pos;
       }
     };
     var YAMLParseError2 = class extends YAMLError {
-      constructor(pos, code8, message2) {
-        super("YAMLParseError", pos, code8, message2);
+      constructor(pos, code9, message2) {
+        super("YAMLParseError", pos, code9, message2);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code8, message2) {
-        super("YAMLWarning", pos, code8, message2);
+      constructor(pos, code9, message2) {
+        super("YAMLWarning", pos, code9, message2);
       }
     };
     var prettifyError = (src, lc) => (error2) => {
@@ -25698,7 +25698,7 @@ var require_resolve_flow_scalar = __commonJS({
       const { offset, type, source, end } = scalar;
       let _type;
       let value2;
-      const _onError = (rel, code8, msg) => onError(offset + rel, code8, msg);
+      const _onError = (rel, code9, msg) => onError(offset + rel, code9, msg);
       switch (type) {
         case "scalar":
           _type = Scalar5.Scalar.PLAIN;
@@ -25896,9 +25896,9 @@ var require_resolve_flow_scalar = __commonJS({
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
       const ok2 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code8 = ok2 ? parseInt(cc, 16) : NaN;
+      const code9 = ok2 ? parseInt(cc, 16) : NaN;
       try {
-        return String.fromCodePoint(code8);
+        return String.fromCodePoint(code9);
       } catch {
         const raw = source.substr(offset - 2, length + 2);
         onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
@@ -26220,12 +26220,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code8, message2, warning2) => {
+        this.onError = (source, code9, message2, warning2) => {
           const pos = getErrorPos(source);
           if (warning2)
-            this.warnings.push(new errors.YAMLWarning(pos, code8, message2));
+            this.warnings.push(new errors.YAMLWarning(pos, code9, message2));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code8, message2));
+            this.errors.push(new errors.YAMLParseError(pos, code9, message2));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -26387,12 +26387,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code8, message2) => {
+        const _onError = (pos, code9, message2) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code8, message2);
+            onError(offset, code9, message2);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code8, message2);
+            throw new errors.YAMLParseError([offset, offset + 1], code9, message2);
         };
         switch (token.type) {
           case "scalar":
@@ -28438,8 +28438,8 @@ var init_errors2 = __esm({
     init_src();
     ForgeError = class extends KdeltaError {
       name = "ForgeError";
-      constructor(code8, message2, at2 = {}) {
-        super({ code: code8, message: message2, ...at2 });
+      constructor(code9, message2, at2 = {}) {
+        super({ code: code9, message: message2, ...at2 });
       }
     };
   }
@@ -28966,12 +28966,12 @@ var require_dist2 = __commonJS({
         index = skipOWS(header2, index + 1, len);
         const keyStart = index;
         while (index < len) {
-          const code8 = header2.charCodeAt(index);
-          if (code8 === stopChar)
+          const code9 = header2.charCodeAt(index);
+          if (code9 === stopChar)
             break parameter;
-          if (code8 === SEMI)
+          if (code9 === SEMI)
             continue parameter;
-          if (code8 === EQ) {
+          if (code9 === EQ) {
             const keyEnd = trailingOWS(header2, keyStart, index);
             const key = header2.slice(keyStart, keyEnd).toLowerCase();
             index = skipOWS(header2, index + 1, len);
@@ -28979,18 +28979,18 @@ var require_dist2 = __commonJS({
               index++;
               let value2 = "";
               while (index < len) {
-                const code9 = header2.charCodeAt(index++);
-                if (code9 === DQUOTE) {
+                const code10 = header2.charCodeAt(index++);
+                if (code10 === DQUOTE) {
                   index = skipValue(header2, index, len, stopChar);
                   if (parameters[key] === void 0)
                     parameters[key] = value2;
                   break;
                 }
-                if (code9 === BSLASH && index < len) {
+                if (code10 === BSLASH && index < len) {
                   value2 += header2[index++];
                   continue;
                 }
-                value2 += String.fromCharCode(code9);
+                value2 += String.fromCharCode(code10);
               }
               continue parameter;
             }
@@ -29009,8 +29009,8 @@ var require_dist2 = __commonJS({
     }
     function skipValue(str4, index, len, stopChar) {
       while (index < len) {
-        const code8 = str4.charCodeAt(index);
-        if (code8 === SEMI || code8 === stopChar)
+        const code9 = str4.charCodeAt(index);
+        if (code9 === SEMI || code9 === stopChar)
           break;
         index++;
       }
@@ -34831,9 +34831,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addCodeBlock(code8, lang) {
+  addCodeBlock(code9, lang) {
     const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code8), attrs);
+    const element = this.wrap("pre", this.wrap("code", code9), attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -35095,10 +35095,10 @@ var MergeInputError = class extends KdeltaError {
   /** Why, without the location. */
   reason;
   side;
-  constructor(code8, file, document, reason, side, path) {
+  constructor(code9, file, document, reason, side, path) {
     const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
     const where = named ? file : `${file} (${side})`;
-    super({ code: code8, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
+    super({ code: code9, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
     this.reason = reason;
     this.side = side;
   }
@@ -35765,9 +35765,9 @@ var ScalarPrinter = class {
 
 // ../merge-core/src/emit/print.ts
 function openingKey(line) {
-  const code8 = line.replace(/\s+#.*$/, "").trimEnd();
-  if (!code8.endsWith(":") || code8.trimStart().startsWith("#")) return void 0;
-  const lead = /^(\s*)((?:- )*)/.exec(code8);
+  const code9 = line.replace(/\s+#.*$/, "").trimEnd();
+  if (!code9.endsWith(":") || code9.trimStart().startsWith("#")) return void 0;
+  const lead = /^(\s*)((?:- )*)/.exec(code9);
   return lead[1].length + lead[2].length;
 }
 function detectLayout(text3) {
@@ -37776,9 +37776,9 @@ function createEngine(options = {}) {
         inferKeys: inferKeys2,
         fallbackKeys,
         commentSchema,
-        fail(code8, path, side, reason) {
+        fail(code9, path, side, reason) {
           const at2 = where.files?.[side] ?? { file: where.file, document: where.document };
-          throw new MergeInputError(code8, at2.file, at2.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
+          throw new MergeInputError(code9, at2.file, at2.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         }
       };
       const element = collate(sources, FieldPath.root, options.schema, collateOptions);
@@ -40863,8 +40863,8 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
 // ../kptfile-model/src/swap.ts
 var SwapError = class extends KdeltaError {
   name = "SwapError";
-  constructor(code8, message2, file) {
-    super({ code: code8, message: message2, file });
+  constructor(code9, message2, file) {
+    super({ code: code9, message: message2, file });
   }
 };
 var journalLiveMs = 60 * 1e3;
@@ -41222,10 +41222,10 @@ var CelError = class extends Error {
   #code;
   #range;
   #summary;
-  constructor({ name: name2, code: code8, message: message2, node, cause, range }) {
+  constructor({ name: name2, code: code9, message: message2, node, cause, range }) {
     super(message2, cause ? { cause } : void 0);
     this.name = name2;
-    this.#code = code8;
+    this.#code = code9;
     this.#summary = message2;
     this.#node = node;
     this.#range = range && normalizeRange(range) || normalizeRange(node);
@@ -41280,17 +41280,17 @@ var TypeError2 = class extends CelError {
     super(normalizeArgs("TypeError", "type_error", message2, node, cause));
   }
 };
-function parseError(code8, message2, node) {
-  if (typeof code8 === "object") return new ParseError(code8);
-  return new ParseError({ code: code8, message: message2, node });
+function parseError(code9, message2, node) {
+  if (typeof code9 === "object") return new ParseError(code9);
+  return new ParseError({ code: code9, message: message2, node });
 }
-function evaluationError(code8, message2, node) {
-  if (typeof code8 === "object") return new EvaluationError(code8);
-  return new EvaluationError({ code: code8, message: message2, node });
+function evaluationError(code9, message2, node) {
+  if (typeof code9 === "object") return new EvaluationError(code9);
+  return new EvaluationError({ code: code9, message: message2, node });
 }
-function typeError(code8, message2, node) {
-  if (typeof code8 === "object") return new TypeError2(code8);
-  return new TypeError2({ code: code8, message: message2, node });
+function typeError(code9, message2, node) {
+  if (typeof code9 === "object") return new TypeError2(code9);
+  return new TypeError2({ code: code9, message: message2, node });
 }
 function normalizeRange(node) {
   const start2 = node?.pos ?? node?.start;
@@ -43324,13 +43324,13 @@ var HOMOGENEOUS_PREFIX = {
   heterogeneous_map_key: "Map key uses wrong type,",
   heterogeneous_map_value: "Map value uses wrong type,"
 };
-function checkElementHomogenous(chk, ctx, expected, el, code8) {
+function checkElementHomogenous(chk, ctx, expected, el, code9) {
   const type = chk.check(el, ctx);
   if (type === expected || expected.isEmpty()) return type;
   if (type.isEmpty()) return expected;
   throw chk.createError(
-    code8,
-    `${HOMOGENEOUS_PREFIX[code8]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
+    code9,
+    `${HOMOGENEOUS_PREFIX[code9]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
     el
   );
 }
@@ -44658,9 +44658,9 @@ var Lexer = class {
           return this.readIdentifier();
         }
         default: {
-          const code8 = ch.charCodeAt(0);
-          if (code8 <= 57 && code8 >= 48) return this.readNumber();
-          if (this._isIdentifierCharCode(code8)) return this.readIdentifier();
+          const code9 = ch.charCodeAt(0);
+          if (code9 <= 57 && code9 >= 48) return this.readNumber();
+          if (this._isIdentifierCharCode(code9)) return this.readIdentifier();
         }
       }
       throw parseError("unexpected_character", `Unexpected character: ${ch}`, {
@@ -44706,8 +44706,8 @@ var Lexer = class {
       { pos: start2, start: start2, end: this.pos, input: this.input }
     );
   }
-  _readDigits(input, length, pos, code8) {
-    while (pos < length && (code8 = input.charCodeAt(pos)) && !(code8 > 57 || code8 < 48)) pos++;
+  _readDigits(input, length, pos, code9) {
+    while (pos < length && (code9 = input.charCodeAt(pos)) && !(code9 > 57 || code9 < 48)) pos++;
     return pos;
   }
   _readExponent(input, length, pos) {
@@ -44827,9 +44827,9 @@ var Lexer = class {
       input
     });
   }
-  #escapeErr(code8, offset, len, i, chars, extra) {
+  #escapeErr(code9, offset, len, i, chars, extra) {
     const start2 = offset + i;
-    return parseError(code8, ESCAPE_ERRORS[code8](extra), {
+    return parseError(code9, ESCAPE_ERRORS[code9](extra), {
       input: this.input,
       pos: start2,
       start: start2,
@@ -45994,8 +45994,8 @@ init_src();
 var import_yaml19 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError {
   name = "VariantMutationError";
-  constructor(code8, message2, file, path) {
-    super({ code: code8, message: message2, file, path });
+  constructor(code9, message2, file, path) {
+    super({ code: code9, message: message2, file, path });
   }
 };
 function isKrmFile(path) {
@@ -47643,9 +47643,9 @@ function runProcess(command, args, input, options) {
     });
     child.stdin.on("error", () => {
     });
-    child.on("close", (code8, signal) => {
+    child.on("close", (code9, signal) => {
       done({
-        exitCode: spawnError !== void 0 ? 1 : code8 ?? (signal ? 128 : 1),
+        exitCode: spawnError !== void 0 ? 1 : code9 ?? (signal ? 128 : 1),
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8") + (signal ? `
 (killed by ${signal})` : ""),
@@ -47715,12 +47715,12 @@ function selectItems(items, selectors, exclude) {
 
 // ../fn-render/src/render.ts
 var RenderError = class extends Error {
-  constructor(message2, pkg, fn3, field, code8) {
+  constructor(message2, pkg, fn3, field, code9) {
     super(message2);
     this.pkg = pkg;
     this.fn = fn3;
     this.field = field;
-    this.code = code8;
+    this.code = code9;
   }
   pkg;
   fn;
@@ -48166,8 +48166,8 @@ import { createHash as createHash4 } from "node:crypto";
 init_src();
 var RunError = class extends KdeltaError {
   name = "RunError";
-  constructor(code8, message2, at2 = {}) {
-    super({ code: code8, message: message2, ...at2 });
+  constructor(code9, message2, at2 = {}) {
+    super({ code: code9, message: message2, ...at2 });
   }
 };
 
@@ -50004,8 +50004,8 @@ init_src2();
 init_src();
 var UpdateError = class extends KdeltaError {
   name = "UpdateError";
-  constructor(message2, code8 = "update-failed", file) {
-    super({ code: code8, message: message2, file });
+  constructor(message2, code9 = "update-failed", file) {
+    super({ code: code9, message: message2, file });
   }
 };
 
@@ -52557,58 +52557,29 @@ function heldOverHalts(hand, rollouts, checkbox2) {
   });
 }
 
-// ../run/src/plan/removal-scan.ts
+// ../run/src/dashboard/rollout-lines.ts
+init_markdown();
+function code2(text3) {
+  return inert(shortName(text3), "code");
+}
+var MAX_WAITING = 10;
+function rolloutLines(r) {
+  const where = rolloutDone(r) ? "every wave has it" : `${r.reached !== void 0 ? `reached wave ${code2(r.reached)}` : "no wave has it yet"}${r.proposing !== void 0 ? `, proposed to ${code2(r.proposing)}` : ""}`;
+  const lines = [
+    `- ${code2(r.upstream)} ${code2(r.revision)} (policy ${code2(r.policy)}, commit ${code2(r.commit.slice(0, 12))}): ${where}`,
+    `  - waves: ${r.waves.map((w) => `${code2(w.name)} ${w.merged}/${w.variants} merged`).join(" \xB7 ")}`
+  ];
+  if (r.halted !== void 0) lines.push(`  - **halted**: ${code2(r.halted)}`);
+  if (r.advancedTo !== void 0) lines.push(`  - advanced by hand to ${code2(r.advancedTo)}`);
+  if (r.waitingOn.length > 0 && r.halted === void 0) {
+    const more = r.waitingOn.length - MAX_WAITING;
+    lines.push(`  - waits on: ${r.waitingOn.slice(0, MAX_WAITING).map(code2).join(", ")}${more > 0 ? `, \u2026and ${more} more` : ""}`);
+  }
+  return lines;
+}
+
+// ../run/src/plan/scan-memory.ts
 init_src2();
-import { mkdir as mkdir8, readFile as readFile9, rename as rename6, rm as rm9, writeFile as writeFile8 } from "node:fs/promises";
-import { join as join22 } from "node:path";
-function fileOf2(cacheRoot, k) {
-  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
-  return join22(cacheRoot, "run-removal-scans", `${where}.json`);
-}
-function keyOf3(k) {
-  return hashOf({
-    url: repositoryIdentity(k.url),
-    repository: k.repository,
-    branch: k.branch,
-    directory: k.directory,
-    commit: k.commit,
-    variants: [...k.variants].sort(),
-    control: k.control ?? null,
-    version: k.version
-  });
-}
-async function storedRemovals(cacheRoot, k) {
-  let stored;
-  try {
-    stored = JSON.parse(await readFile9(fileOf2(cacheRoot, k), "utf8"));
-  } catch {
-    return void 0;
-  }
-  if (stored?.key !== keyOf3(k) || !Array.isArray(stored.removals)) return void 0;
-  return stored.removals.map((r) => ({
-    variant: r.variant,
-    repository: k.repository,
-    url: k.url,
-    branch: k.branch,
-    directory: r.directory,
-    policy: r.policy === "orphan" ? "orphan" : "delete"
-  }));
-}
-async function storeRemovals(cacheRoot, k, removals) {
-  const file = fileOf2(cacheRoot, k);
-  const stored = {
-    key: keyOf3(k),
-    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
-  };
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    await mkdir8(join22(cacheRoot, "run-removal-scans"), { recursive: true });
-    await writeFile8(tmp, JSON.stringify(stored));
-    await rename6(tmp, file);
-  } catch {
-    await rm9(tmp, { force: true }).catch(() => void 0);
-  }
-}
 var SCAN_HEX = 16;
 var HEX = new RegExp(`^[0-9a-f]{${SCAN_HEX}}$`);
 function scanContextOf(k) {
@@ -52741,18 +52712,18 @@ function checkbox(kind, subject, text3) {
 }
 var TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose|advance-rollout|halt-rollout|resume-rollout):([A-Za-z0-9%._~!*'()-]+) -->/;
 var DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
-function code2(text3) {
+function code3(text3) {
   return inert(shortName(text3), "code");
 }
 function link(url) {
   if (url === void 0) return "";
-  return ` \xB7 ${webLink("proposal", url) ?? code2(url)}`;
+  return ` \xB7 ${webLink("proposal", url) ?? code3(url)}`;
 }
 function who(e) {
-  return `${code2(e.variant)} \u2192 ${code2(e.downstream)}`;
+  return `${code3(e.variant)} \u2192 ${code3(e.downstream)}`;
 }
 function whyOf(e) {
-  return e.detail ? `${e.code ? `${code2(e.code)} ` : ""}${code2(e.detail)}` : "";
+  return e.detail ? `${e.code ? `${code3(e.code)} ` : ""}${code3(e.detail)}` : "";
 }
 function item(e, d, said = false) {
   const why = e.detail && !said ? `: ${whyOf(e)}` : "";
@@ -52763,14 +52734,14 @@ function item(e, d, said = false) {
       return e.proposalUrl !== void 0 ? checkbox("repropose", e.proposalUrl, `re-propose ${who(e)}${link(e.proposalUrl)}`) : `- ${who(e)}`;
     case "conflicts":
     case "render-failed": {
-      const fields = e.fields.slice(0, d.fields).map((f) => `${code2(f.path)} (${code2(f.resource)})`);
+      const fields = e.fields.slice(0, d.fields).map((f) => `${code3(f.path)} (${code3(f.resource)})`);
       const more = e.conflictCount - fields.length;
       const conflicts = e.conflictCount === 0 ? "" : `: ${e.conflictCount} conflict(s)${fields.length > 0 ? `: ${fields.join(", ")}${more > 0 ? `, \u2026and ${more} more` : ""}` : ""}`;
       return `- ${who(e)}${link(e.proposalUrl)}${e.state === "render-failed" ? why : ""}${conflicts}`;
     }
     // which gate, and its reason (which says when a later run looks again)
     case "held":
-      return `- ${who(e)}${link(e.proposalUrl)}${e.heldBy !== void 0 ? `, held by ${code2(e.heldBy)}` : ""}${why}`;
+      return `- ${who(e)}${link(e.proposalUrl)}${e.heldBy !== void 0 ? `, held by ${code3(e.heldBy)}` : ""}${why}`;
     case "removal-held":
     case "blocked":
     case "deferred":
@@ -52810,21 +52781,6 @@ function sharedFirst(entries, d) {
     for (const e of entries) if (e.detail && groupOf6(whyOf(e)) === g) lines.push(`  ${item(e, d, true)}`);
   }
   for (const e of entries) if (!e.detail || groupOf6(whyOf(e)) === void 0) lines.push(item(e, d));
-  return lines;
-}
-var MAX_WAITING = 10;
-function rolloutLines(r) {
-  const where = rolloutDone(r) ? "every wave has it" : `${r.reached !== void 0 ? `reached wave ${code2(r.reached)}` : "no wave has it yet"}${r.proposing !== void 0 ? `, proposed to ${code2(r.proposing)}` : ""}`;
-  const lines = [
-    `- ${code2(r.upstream)} ${code2(r.revision)} (policy ${code2(r.policy)}, commit ${code2(r.commit.slice(0, 12))}): ${where}`,
-    `  - waves: ${r.waves.map((w) => `${code2(w.name)} ${w.merged}/${w.variants} merged`).join(" \xB7 ")}`
-  ];
-  if (r.halted !== void 0) lines.push(`  - **halted**: ${code2(r.halted)}`);
-  if (r.advancedTo !== void 0) lines.push(`  - advanced by hand to ${code2(r.advancedTo)}`);
-  if (r.waitingOn.length > 0 && r.halted === void 0) {
-    const more = r.waitingOn.length - MAX_WAITING;
-    lines.push(`  - waits on: ${r.waitingOn.slice(0, MAX_WAITING).map(code2).join(", ")}${more > 0 ? `, \u2026and ${more} more` : ""}`);
-  }
   return lines;
 }
 function rolloutSection(rollouts, hand) {
@@ -52959,11 +52915,11 @@ function message(error2) {
   return error2 instanceof Error ? error2.message : String(error2);
 }
 function errorCode(error2) {
-  const code8 = error2?.code;
-  return error2 instanceof Error && typeof code8 === "string" && code8 !== "" ? code8 : "failed";
+  const code9 = error2?.code;
+  return error2 instanceof Error && typeof code9 === "string" && code9 !== "" ? code9 : "failed";
 }
-function failure(code8, error2) {
-  return { action: "failed", writes: false, code: code8, error: error2 };
+function failure(code9, error2) {
+  return { action: "failed", writes: false, code: code9, error: error2 };
 }
 async function runJob(id, job, describe3 = message) {
   const base = { ...id, conflicts: [], conflictCount: 0 };
@@ -53712,24 +53668,24 @@ function mapEdits(a, b) {
   return out;
 }
 function renderPieces(pieces, context) {
-  const code8 = (t) => inert(t, context);
-  const keyed = (key) => key === void 0 ? "" : `${code8(key)}: `;
+  const code9 = (t) => inert(t, context);
+  const keyed = (key) => key === void 0 ? "" : `${code9(key)}: `;
   return pieces.map((p) => {
     switch (p.kind) {
       case "absent":
         return "(absent)";
       case "whole":
-        return code8(p.text);
+        return code9(p.text);
       case "excerpt":
-        return `${p.cut.before ? "\u2026" : ""}${code8(p.text)}${p.cut.after ? "\u2026" : ""}`;
+        return `${p.cut.before ? "\u2026" : ""}${code9(p.text)}${p.cut.after ? "\u2026" : ""}`;
       case "size":
         return p.of === "list" ? `a list of ${p.count}` : `a map of ${p.count} key(s)`;
       case "added":
-        return `+ ${keyed(p.key)}${code8(p.text)}`;
+        return `+ ${keyed(p.key)}${code9(p.text)}`;
       case "removed":
-        return `\u2212 ${p.key === void 0 ? code8(p.text) : code8(p.key)}`;
+        return `\u2212 ${p.key === void 0 ? code9(p.text) : code9(p.key)}`;
       case "changed":
-        return `${p.index === void 0 ? "" : `[${p.index}] `}${keyed(p.key)}${code8(p.from)} \u2192 ${code8(p.to)}`;
+        return `${p.index === void 0 ? "" : `[${p.index}] `}${keyed(p.key)}${code9(p.from)} \u2192 ${code9(p.to)}`;
       case "more":
         return `\u2026and ${p.count} more`;
       case "unchanged":
@@ -53743,17 +53699,17 @@ function renderPieces(pieces, context) {
 // ../run/src/propose/upstream-section.ts
 init_markdown();
 var MAX_CHANGE_LINES = 30;
-var code3 = (text3) => inert(shortName(text3), "code");
+var code4 = (text3) => inert(shortName(text3), "code");
 function fieldLine2(f) {
   const v = changeViews(f.before, f.after);
   const size = v.from.length === 1 && v.from[0].kind === "size";
-  return `${code3(f.path)}: ${size ? renderPieces(v.to, "code") : `${renderPieces(v.from, "code")} \u2192 ${renderPieces(v.to, "code")}`}`;
+  return `${code4(f.path)}: ${size ? renderPieces(v.to, "code") : `${renderPieces(v.from, "code")} \u2192 ${renderPieces(v.to, "code")}`}`;
 }
 function changeLines(changes) {
   const lines = [];
   for (const c of changes) {
-    const where = c.subject === c.file ? "" : ` in ${code3(c.file)}`;
-    lines.push(`- ${c.kind} ${code3(c.subject)}${where}`);
+    const where = c.subject === c.file ? "" : ` in ${code4(c.file)}`;
+    lines.push(`- ${c.kind} ${code4(c.subject)}${where}`);
     for (const f of c.values) lines.push(`  - ${fieldLine2(f)}`);
     if (c.kind === "changed" && c.values.length === 0) lines.push("  - its content changed");
   }
@@ -53767,7 +53723,7 @@ function commitLines(c) {
   if (c.commits.length === 0) return ["No commit between the two touches the package (a tag or a branch moved over the same content)."];
   const shown3 = c.commits.map((k) => {
     const sha = inert(k.sha.slice(0, 12), "code");
-    return `- ${(k.url && webLink(sha, k.url)) ?? sha} by ${inert(shortName(k.name))}: ${code3(k.subject)}`;
+    return `- ${(k.url && webLink(sha, k.url)) ?? sha} by ${inert(shortName(k.name))}: ${code4(k.subject)}`;
   });
   const more = c.totalCommits === void 0 ? ["- \u2026the newest ones only: the history between the two commits is longer than kdelta reads"] : c.totalCommits > c.commits.length ? [`- \u2026and ${c.totalCommits - c.commits.length} more`] : [];
   return [`Commits that touch the package (${c.totalCommits ?? `${c.commits.length}+`}):`, "", ...shown3, ...more];
@@ -53798,11 +53754,11 @@ function renderFailureSection(f) {
     "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
     ""
   ];
-  if (f.function) lines.push(`- function: ${code4(f.function)}`);
-  lines.push(`- in: ${code4(f.kptfile)}${f.field ? ` ${code4(f.field)}` : ""}`, `- error: ${code4(f.message)}`);
+  if (f.function) lines.push(`- function: ${code5(f.function)}`);
+  lines.push(`- in: ${code5(f.kptfile)}${f.field ? ` ${code5(f.field)}` : ""}`, `- error: ${code5(f.message)}`);
   if (f.results.length > 0) {
     lines.push("- results:");
-    for (const r of f.results) lines.push(`  - ${code4(r)}`);
+    for (const r of f.results) lines.push(`  - ${code5(r)}`);
   }
   lines.push("");
   return lines;
@@ -53813,7 +53769,7 @@ function notReadySection(gates) {
     "",
     "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
     "",
-    ...gates.map((g) => `- ${code4(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
+    ...gates.map((g) => `- ${code5(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
     ""
   ];
 }
@@ -53825,7 +53781,7 @@ function carriedSection(carried) {
     `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
     "",
     // names and subjects are strangers' text
-    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code4(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code4(shortName(c.subject))}`),
+    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code5(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code5(shortName(c.subject))}`),
     ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
     ""
   ];
@@ -53845,7 +53801,7 @@ function conflictChoice(c) {
   return {
     take,
     id: choiceId(c, take),
-    label: `${take === "local" ? "keep" : "take"} ${what} for ${code4(shortName(c.path))} (${inert(shortName(c.resource))})`
+    label: `${take === "local" ? "keep" : "take"} ${what} for ${code5(shortName(c.path))} (${inert(shortName(c.resource))})`
   };
 }
 var DECIDE = "#### Decide";
@@ -53892,7 +53848,7 @@ function decideSection(conflicts, decisions) {
 }
 var MAX_BODY = 6e4;
 var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
-function code4(text3) {
+function code5(text3) {
   return inert(text3, "code");
 }
 function value(v, context = "code") {
@@ -53928,14 +53884,14 @@ function renderWith2(input, d, shortened) {
   const provenance = ["### Provenance", ""];
   if (meta.upstream) {
     provenance.push(
-      `- upstream: ${code4(meta.upstream.repo)} at ${code4(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
-      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code4(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code4(meta.upstream.commit.slice(0, 12))}`
+      `- upstream: ${code5(meta.upstream.repo)} at ${code5(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
+      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code5(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code5(meta.upstream.commit.slice(0, 12))}`
     );
     if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
   }
   provenance.push(
-    `- downstream: ${code4(input.downstream.repo)} ${code4(input.downstream.directory || "/")} into ${code4(input.downstream.branch)}`,
-    `- variant: ${code4(meta.variant)}, kdelta ${meta.version}`,
+    `- downstream: ${code5(input.downstream.repo)} ${code5(input.downstream.directory || "/")} into ${code5(input.downstream.branch)}`,
+    `- variant: ${code5(meta.variant)}, kdelta ${meta.version}`,
     ""
   );
   const footer = [
@@ -53948,7 +53904,7 @@ function renderWith2(input, d, shortened) {
   if (d.changeSection) {
     changes.push("### What changed", "");
     if (input.changes.length === 0) changes.push("Nothing in the package files.");
-    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code4(shortName(c.path))}`);
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code5(shortName(c.path))}`);
     if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
     const rows = resourceRows(input);
     if (d.resourceTable && rows.length > 0) {
@@ -55456,6 +55412,59 @@ function heldMessage(counted, max, proposed) {
   return `${counted.length} removals are due${what}, more than ${settingRow("maxRemovals").input} (${max}): none was proposed.${notCounted} Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with ${settingNames("maxRemovals", counted.length)}`;
 }
 
+// ../run/src/plan/removal-scan.ts
+init_src2();
+import { mkdir as mkdir8, readFile as readFile9, rename as rename6, rm as rm9, writeFile as writeFile8 } from "node:fs/promises";
+import { join as join22 } from "node:path";
+function fileOf2(cacheRoot, k) {
+  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
+  return join22(cacheRoot, "run-removal-scans", `${where}.json`);
+}
+function keyOf3(k) {
+  return hashOf({
+    url: repositoryIdentity(k.url),
+    repository: k.repository,
+    branch: k.branch,
+    directory: k.directory,
+    commit: k.commit,
+    variants: [...k.variants].sort(),
+    control: k.control ?? null,
+    version: k.version
+  });
+}
+async function storedRemovals(cacheRoot, k) {
+  let stored;
+  try {
+    stored = JSON.parse(await readFile9(fileOf2(cacheRoot, k), "utf8"));
+  } catch {
+    return void 0;
+  }
+  if (stored?.key !== keyOf3(k) || !Array.isArray(stored.removals)) return void 0;
+  return stored.removals.map((r) => ({
+    variant: r.variant,
+    repository: k.repository,
+    url: k.url,
+    branch: k.branch,
+    directory: r.directory,
+    policy: r.policy === "orphan" ? "orphan" : "delete"
+  }));
+}
+async function storeRemovals(cacheRoot, k, removals) {
+  const file = fileOf2(cacheRoot, k);
+  const stored = {
+    key: keyOf3(k),
+    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
+  };
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await mkdir8(join22(cacheRoot, "run-removal-scans"), { recursive: true });
+    await writeFile8(tmp, JSON.stringify(stored));
+    await rename6(tmp, file);
+  } catch {
+    await rm9(tmp, { force: true }).catch(() => void 0);
+  }
+}
+
 // ../run/src/plan/jobs-plan.ts
 async function planJobs(input) {
   const { plan, ctx, ticks } = input;
@@ -55910,18 +55919,18 @@ init_markdown();
 
 // ../run/src/propose/group-body.ts
 init_markdown();
-function code5(text3) {
+function code6(text3) {
   return inert(text3, "code");
 }
 function groupMemberSection(m) {
-  const lines = [`### Package ${code5(m.directory || "/")} (variant ${code5(m.variant)})`, "", `**${inert(m.title)}**`, "", m.summary, ""];
+  const lines = [`### Package ${code6(m.directory || "/")} (variant ${code6(m.variant)})`, "", `**${inert(m.title)}**`, "", m.summary, ""];
   if (m.renderFailure) lines.push(...renderFailureSection(m.renderFailure));
   if (m.notReady && m.notReady.length > 0) lines.push(...notReadySection(m.notReady));
   lines.push(...upstreamSection(m.upstreamChanges, false));
   if (m.upstream) {
     lines.push(
-      `- upstream: ${code5(m.upstream.repo)} at ${code5(m.upstream.ref)}${m.upstream.reason ? ` (${inert(m.upstream.reason)})` : ""}`,
-      `- commit: ${m.upstream.oldCommit && m.upstream.oldCommit !== m.upstream.commit ? `${code5(m.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code5(m.upstream.commit.slice(0, 12))}`
+      `- upstream: ${code6(m.upstream.repo)} at ${code6(m.upstream.ref)}${m.upstream.reason ? ` (${inert(m.upstream.reason)})` : ""}`,
+      `- commit: ${m.upstream.oldCommit && m.upstream.oldCommit !== m.upstream.commit ? `${code6(m.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code6(m.upstream.commit.slice(0, 12))}`
     );
     if (m.compareUrl) lines.push(`- upstream changes: [compare](${m.compareUrl})`);
   }
@@ -56041,11 +56050,11 @@ function groupChange(group2, members, ctx, built) {
           continue;
         }
         if ("done" in made) {
-          const { action, code: code8, error: error2, message: why } = made.done;
+          const { action, code: code9, error: error2, message: why } = made.done;
           built.left.push({
             variant: job.variant,
             action: action === "failed" ? "failed" : "not-adopted",
-            ...code8 !== void 0 ? { code: code8 } : {},
+            ...code9 !== void 0 ? { code: code9 } : {},
             message: recorded(error2 ?? why ?? action)
           });
           continue;
@@ -56063,11 +56072,11 @@ function groupPrepared(group2, members, built) {
   });
   const refs = [...new Set(parts.map(({ m }) => m.change.upstream?.ref ?? ""))];
   const title = parts.length === 0 ? `kdelta: ${group2.name}: nothing to propose` : refs.length === 1 ? `kdelta: ${group2.name}: update ${parts.map((x) => x.pkg).join(", ")} to ${refs[0]}` : `kdelta: ${group2.name}: update ${parts.map((x) => `${x.pkg} to ${x.m.change.upstream?.ref ?? ""}`).join(", ")}`;
-  const intro = `Proposes ${parts.length} package(s) of Repository ${code6(group2.repository)} together, as UpdatePolicy ${code6(group2.policy)} asks (\`group: repository\`): ${parts.map((x) => code6(x.directory)).join(", ") || "none"}. Each package's section says what changes in it; the conflicts of all of them are in one table, their files named from the repository's root. The proposal is ready only when every package in it is.`;
+  const intro = `Proposes ${parts.length} package(s) of Repository ${code7(group2.repository)} together, as UpdatePolicy ${code7(group2.policy)} asks (\`group: repository\`): ${parts.map((x) => code7(x.directory)).join(", ") || "none"}. Each package's section says what changes in it; the conflicts of all of them are in one table, their files named from the repository's root. The proposal is ready only when every package in it is.`;
   const leftOut = built.left.length === 0 ? [] : [
     "### Left out of this proposal",
     "",
-    ...built.left.map((l) => `- variant ${code6(l.variant)}: ${l.action}${l.code ? ` (${code6(l.code)})` : ""}: ${inert(l.message)}`),
+    ...built.left.map((l) => `- variant ${code7(l.variant)}: ${l.action}${l.code ? ` (${code7(l.code)})` : ""}: ${inert(l.message)}`),
     ""
   ];
   const sections = parts.flatMap(
@@ -56153,7 +56162,7 @@ async function supersede(ctx, members, outcome) {
   }
   return said;
 }
-var code6 = (text3) => inert(text3, "code");
+var code7 = (text3) => inert(text3, "code");
 
 // ../run/src/jobs/run-jobs.ts
 async function runJobs(planned, gated, ctx, options) {
@@ -56207,8 +56216,8 @@ function idsOf(job) {
   const members = job.kind === "group" ? job.group.members : [job];
   return members.map((m) => ({ variant: m.variant, downstream: m.downstream }));
 }
-function notRun(r, dryRun, code8, why) {
-  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code8, why) };
+function notRun(r, dryRun, code9, why) {
+  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code9, why) };
 }
 
 // ../run/src/policy/groups.ts
@@ -57172,7 +57181,7 @@ ${f.reason}`
 init_markdown();
 var MOST_COMMON = 5;
 var ORDER = ["failed", "changed", "created", "removed", "orphaned", "left-alone", "unchanged"];
-function code7(text3) {
+function code8(text3) {
   return inert(shortName(text3), "code");
 }
 function plural(n, one, many = `${one}s`) {
@@ -57245,13 +57254,13 @@ function detailsSection(v) {
   if (v.message && (v.impact === "failed" || v.impact === "left-alone")) lines.push(inert(v.message), "");
   if (v.renderFailure) {
     const f = v.renderFailure;
-    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code7(f.message)}`);
-    lines.push(`- in: ${code7(f.kptfile)}${f.field ? ` ${code7(f.field)}` : ""}`);
-    for (const r of f.results) lines.push(`- ${code7(r)}`);
+    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code8(f.message)}`);
+    lines.push(`- in: ${code8(f.kptfile)}${f.field ? ` ${code8(f.field)}` : ""}`);
+    for (const r of f.results) lines.push(`- ${code8(r)}`);
     lines.push("");
   }
   if (v.changes.length > 0) {
-    for (const c of v.changes) lines.push(`- ${c.status} ${code7(c.path)}`);
+    for (const c of v.changes) lines.push(`- ${c.status} ${code8(c.path)}`);
     lines.push("");
   }
   if (v.resources.length > 0) {
@@ -57266,12 +57275,12 @@ function detailsSection(v) {
 }
 function renderMarkdown(report, limit) {
   const head = [
-    `## kdelta preview: ${candidateLine(report, code7)}`,
+    `## kdelta preview: ${candidateLine(report, code8)}`,
     "",
-    `**${summarySentence(report.summary, code7, inert)}.**`,
+    `**${summarySentence(report.summary, code8, inert)}.**`,
     "",
     // the variants of rollout waves, wave by wave: what each wave would get, in the order they get it
-    ...report.waves && report.waves.length > 0 ? ["By rollout wave:", "", ...report.waves.map((w) => `- ${waveSentence(w, code7)}`), ""] : [],
+    ...report.waves && report.waves.length > 0 ? ["By rollout wave:", "", ...report.waves.map((w) => `- ${waveSentence(w, code8)}`), ""] : [],
     ...report.warnings.map((w) => `> warning: ${inert(w)}`),
     ...report.warnings.length > 0 ? [""] : []
   ].join("\n");
@@ -57548,8 +57557,8 @@ ${body}`;
   }
 }
 function permissionHint(error2, target) {
-  const code8 = error2.code;
-  return code8 === "forbidden" || /\(404\)/.test(error2 instanceof Error ? error2.message : "") ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")` : "";
+  const code9 = error2.code;
+  return code9 === "forbidden" || /\(404\)/.test(error2 instanceof Error ? error2.message : "") ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")` : "";
 }
 
 // src/preview-inputs.ts

@@ -15,7 +15,7 @@ import type { RolloutReport } from '../report/rollouts.js';
 export type { DashboardReport };
 import type { RunMode } from '../settings/settings.js';
 import type { Shard } from '../plan/shard.js';
-import type { RemovalScanMemory } from '../plan/removal-scan.js';
+import type { RemovalScanMemory } from '../plan/scan-memory.js';
 
 /**
  * A run's dashboard, at the edges of the run: read once before the first job (its ticks decide

@@ -5,7 +5,7 @@ import { findControlRepository } from '../control/control-repository.js';
 import { RunError } from '../errors.js';
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import type { Shard } from '../plan/shard.js';
-import type { RemovalScanMemory } from '../plan/removal-scan.js';
+import type { RemovalScanMemory } from '../plan/scan-memory.js';
 import type { DashboardReport, VariantResult } from '../report/result.js';
 import type { RunMode } from '../settings/settings.js';
 import type { RolloutStatus } from '../policy/policy.js';

@@ -16,15 +16,8 @@ import type { ResolvedSettings } from '../settings/settings.js';
 import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
 import type { Plan, VariantPlan } from './plan.js';
 import { removalGuard, type HeldRemoval } from './removal-guard.js';
-import {
-  clearInMemory,
-  scanContextOf,
-  scanPlaceOf,
-  storedRemovals,
-  storeRemovals,
-  type RemovalScanMemory,
-  SCAN_HEX,
-} from './removal-scan.js';
+import { storedRemovals, storeRemovals } from './removal-scan.js';
+import { clearInMemory, scanContextOf, scanPlaceOf, type RemovalScanMemory, SCAN_HEX } from './scan-memory.js';
 import { inShard } from './shard.js';
 import { currentProposalOf, type VariantPin } from '../policy/variant-pin.js';
 
