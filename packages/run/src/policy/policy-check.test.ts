@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ControlError, loadControl, type ControlConfig } from '../control/control.js';
 import type { UpdatePolicy } from './policy.js';
+import { FULL_POLICY_SPEC } from './__fixtures__/full-policy.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kdelta-policy-check-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -39,45 +40,9 @@ async function problems(files: Record<string, string>): Promise<string> {
   return (error as Error).message;
 }
 
-/** The design's example, every field. */
-const FULL = `selector:
-  packageVariantSets: [basens-fleet]
-  packageVariants: ["web-*"]
-  upstream: {repo: blueprints, package: basens}
-  downstreamLabels: {env: prod}
-updateTypes: [patch, minor]
-ignore: ["v1.4.0", "v2.*"]
-minimumReleaseAge: 3d
-separateMajor: true
-schedule:
-  timeZone: Europe/Berlin
-  windows: ["Mon-Fri 09:00-17:00", "Sat 10:00-12:00", "cron: * 9-16 * * 1-5"]
-freezes:
-  - from: 2026-12-20
-    until: 2027-01-04T00:00:00Z
-    reason: year-end freeze
-limits:
-  openProposals: 10
-  perHour: 5
-group: repository
-autoMerge:
-  updateTypes: [patch]
-  upstreams: [blueprints]
-rollout:
-  label: kdelta.dev/wave
-  waves: [canary, early, prod]
-  soak: 2h
-  health:
-    name: flux-system
-    kind: any
-  halted:
-    - {revision: v1.5.0, reason: paging alert on canary}
-  advanced:
-    - {revision: v1.5.0, wave: early}`;
-
 describe('UpdatePolicy: read into ControlConfig.policies', () => {
   it("reads every field of the design's example", async () => {
-    const config = await load({ 'policy.yaml': policy(FULL) });
+    const config = await load({ 'policy.yaml': policy(FULL_POLICY_SPEC) });
     expect(config.policies).toHaveLength(1);
     const p = config.policies[0]!;
     expect(p).toMatchObject({

@@ -6,6 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadControl } from '../control/control.js';
 import { parseDownstreamPolicy } from './downstream-policy.js';
+import { FULL_POLICY_SPEC } from './__fixtures__/full-policy.js';
 
 const schemaDir = new URL('../../schema/', import.meta.url).pathname;
 const read = (file: string) => JSON.parse(readFileSync(join(schemaDir, file), 'utf8')) as { definitions: Record<string, SchemaNode> };
@@ -49,40 +50,7 @@ kind: UpdatePolicy
 metadata:
   name: platform
 spec:
-  selector:
-    packageVariantSets: [basens-fleet]
-    packageVariants: ["web-*"]
-    upstream: {repo: blueprints, package: basens}
-    downstreamLabels: {env: prod}
-  updateTypes: [patch, minor]
-  ignore: ["v1.4.0", "v2.*"]
-  minimumReleaseAge: 3d
-  separateMajor: true
-  schedule:
-    timeZone: Europe/Berlin
-    windows: ["Mon-Fri 09:00-17:00", "Sat 10:00-12:00", "cron: * 9-16 * * 1-5"]
-  freezes:
-    - from: 2026-12-20
-      until: 2027-01-04T00:00:00Z
-      reason: year-end freeze
-  limits:
-    openProposals: 10
-    perHour: 5
-  group: repository
-  autoMerge:
-    updateTypes: [patch]
-    upstreams: [blueprints]
-  rollout:
-    label: kdelta.dev/wave
-    waves: [canary, early, prod]
-    soak: 2h
-    health:
-      name: flux-system
-      kind: any
-    halted:
-      - {revision: v1.5.0, reason: paging alert on canary}
-    advanced:
-      - {revision: v1.5.0, wave: early}
+${FULL_POLICY_SPEC.replace(/^/gm, '  ')}
 `;
 
 const DOWNSTREAM_POLICY = `apiVersion: kdelta.dev/v1alpha1
