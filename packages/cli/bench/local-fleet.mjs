@@ -1,10 +1,11 @@
 // The fleet the run and preview benchmarks time kdelta on, all local git: an upstream repository
 // with package `web` (a Kptfile, a package context, 5 Deployments and a ConfigMap) tagged web/v1
 // and web/v2, `repos` bare downstream repositories labelled env: prod, and a control directory.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 export function write(dir, files) {
   for (const [path, text] of Object.entries(files)) {
@@ -95,4 +96,40 @@ export function createBenchFleet(name, repos) {
   }
 
   return { root, env, git, upstream, names, control, controlFiles, mergeAll };
+}
+
+/**
+ * `kdelta run --mode variants` in `control` with the CLI `bin`, timed: its wall time and how many
+ * results ended as each action (from its JSON report); a failed run or a result count other than
+ * `expectCount` stops the benchmark.
+ */
+export function timedRun({ bin, control, env, label, expectCount }) {
+  const start = performance.now();
+  const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'variants', '--report', 'report.json'], {
+    cwd: control,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  const ms = performance.now() - start;
+  if (r.status !== 0) {
+    process.stderr.write(r.stderr.slice(-4000));
+    throw new Error(`${label}: kdelta run exited ${r.status}`);
+  }
+  const report = JSON.parse(readFileSync(join(control, 'report.json'), 'utf8'));
+  const actions = {};
+  for (const x of report.results) actions[x.action] = (actions[x.action] ?? 0) + 1;
+  if (report.results.length !== expectCount) throw new Error(`${label}: ${report.results.length} results, expected ${expectCount}`);
+  return { ms, actions };
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** `min / median / max` of times in milliseconds, in seconds. */
+export function spread(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [sorted[0], median(sorted), sorted.at(-1)].map((ms) => `${(ms / 1000).toFixed(2)} s`).join(' / ');
 }

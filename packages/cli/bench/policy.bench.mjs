@@ -1,17 +1,7 @@
-// Benchmark: what update policies cost a run. A no-op `kdelta run` (nothing new anywhere) over
-// 1,000 variants (10 packages in each of 100 downstream repositories, following the releases of
-// `web`), timed without any UpdatePolicy and with one governing every variant (rollout waves, a
-// schedule that is always open, limits), 5 times each, alternating, in the same sitting:
-// min/median/max of both and the ratio of the medians (the machine may be shared: the ratio is
-// the figure compared). Goal: with policies at most 1.2× without.
-// Build first: `npx turbo run build --filter=kdelta`, then `node packages/cli/bench/policy.bench.mjs`.
-// `--variants N` (default 1000) scales it: 10 packages a repository (fewer below 10 variants).
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createBenchFleet, write } from './local-fleet.mjs';
+import { createBenchFleet, median, spread, timedRun, write } from './local-fleet.mjs';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.js');
 const at = process.argv.indexOf('--variants');
@@ -31,33 +21,7 @@ const POLICY =
   'apiVersion: kdelta.dev/v1alpha1\nkind: UpdatePolicy\nmetadata:\n  name: platform\nspec:\n  updateTypes: [patch, minor, major]\n  minimumReleaseAge: 1d\n  schedule:\n    timeZone: Europe/Berlin\n    windows: ["cron: * * * * *"]\n  limits:\n    openProposals: 100000\n    perHour: 100000\n  rollout:\n    waves: [canary, early, prod]\n';
 
 function kdelta(label) {
-  const start = performance.now();
-  const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'variants', '--report', 'report.json'], {
-    cwd: control,
-    env,
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-  const ms = performance.now() - start;
-  if (r.status !== 0) {
-    process.stderr.write(r.stderr.slice(-4000));
-    throw new Error(`${label}: kdelta run exited ${r.status}`);
-  }
-  const report = JSON.parse(execFileSync('cat', [join(control, 'report.json')], { encoding: 'utf8', maxBuffer: 1 << 28 }));
-  const actions = {};
-  for (const x of report.results) actions[x.action] = (actions[x.action] ?? 0) + 1;
-  if (report.results.length !== total) throw new Error(`${label}: ${report.results.length} results, expected ${total}`);
-  return { ms, actions };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function spread(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [sorted[0], median(sorted), sorted.at(-1)].map((ms) => `${(ms / 1000).toFixed(2)} s`).join(' / ');
+  return timedRun({ bin, control, env, label, expectCount: total });
 }
 
 const described = (actions) =>

@@ -21,7 +21,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createBenchFleet, upstreamFiles, write } from './local-fleet.mjs';
+import { createBenchFleet, median, spread, upstreamFiles, write } from './local-fleet.mjs';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.js');
 const REPOS = Number(process.env.KDELTA_BENCH_REPOS ?? 100);
@@ -30,16 +30,6 @@ const TIMES = Number(process.env.KDELTA_BENCH_TIMES ?? 3);
 const GOAL = 1.5;
 const { root, env, git, upstream, control, controlFiles, mergeAll } = createBenchFleet('preview', REPOS);
 const forgetUpToDate = () => rmSync(join(root, 'cache', 'run-up-to-date'), { recursive: true, force: true });
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function spread(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [sorted[0], median(sorted), sorted.at(-1)].map((ms) => `${(ms / 1000).toFixed(2)} s`).join(' / ');
-}
 
 const BASELINE = process.env.KDELTA_BENCH_BASELINE;
 

@@ -21,12 +21,12 @@
 // Build first: `npx turbo run build --filter=kdelta`, then `node packages/cli/bench/run.bench.mjs`.
 // KDELTA_BENCH_REPOS (default 100) and KDELTA_BENCH_PACKAGES (default 10) scale it; with
 // KDELTA_BENCH_PACKAGES=1, 2. is left out.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createBenchFleet, write } from './local-fleet.mjs';
+import { createBenchFleet, median, spread, timedRun, write } from './local-fleet.mjs';
 
 const ownBin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.js');
 let bin = ownBin;
@@ -36,23 +36,7 @@ const GOAL_MS = 60_000;
 const { root, env, git, names, control, controlFiles, mergeAll } = createBenchFleet('run', REPOS);
 
 function kdelta(label, expectCount) {
-  const start = performance.now();
-  const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'variants', '--report', 'report.json'], {
-    cwd: control,
-    env,
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-  const ms = performance.now() - start;
-  if (r.status !== 0) {
-    process.stderr.write(r.stderr.slice(-4000));
-    throw new Error(`${label}: kdelta run exited ${r.status}`);
-  }
-  const report = JSON.parse(execFileSync('cat', [join(control, 'report.json')], { encoding: 'utf8', maxBuffer: 1 << 28 }));
-  const actions = {};
-  for (const x of report.results) actions[x.action] = (actions[x.action] ?? 0) + 1;
-  if (report.results.length !== expectCount) throw new Error(`${label}: ${report.results.length} results, expected ${expectCount}`);
-  return { ms, actions };
+  return timedRun({ bin, control, env, label, expectCount });
 }
 
 const NOOP_GOAL = 1;
@@ -64,16 +48,6 @@ function lsRemoteFloor() {
   const start = performance.now();
   for (const n of names) git(root, 'ls-remote', join(root, `${n}.git`));
   return performance.now() - start;
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function spread(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [sorted[0], median(sorted), sorted.at(-1)].map((ms) => `${(ms / 1000).toFixed(2)} s`).join(' / ');
 }
 
 /** `times` no-op runs alternating with the floor, so that a burst of load on the shared machine falls on both. */
