@@ -6,6 +6,7 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import type { RolloutStatus } from '../policy/policy.js';
 import type { VariantResult } from '../report/result.js';
 import { rolloutReport } from '../report/rollouts.js';
+import { rolloutStatus } from '../report/__fixtures__/rollout-status.js';
 
 const result = (over: Partial<VariantResult>): VariantResult => ({
   variant: 'web',
@@ -137,20 +138,7 @@ describe('the dashboard text', () => {
 describe("the dashboard's rollouts", () => {
   const html = (markdown: string) => micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()], allowDangerousHtml: true });
 
-  const canary: RolloutStatus = {
-    policy: 'platform',
-    upstream: 'catalog/base-ns',
-    revision: 'base-ns/v2',
-    commit: 'c'.repeat(40),
-    waves: [
-      { name: 'canary', variants: 1, merged: 1 },
-      { name: 'prod', variants: 2, merged: 0 },
-    ],
-    reached: 0,
-    proposing: 'prod',
-    waitingOn: ['soak until 2026-03-02T12:00:00.000Z'],
-    soakUntil: new Date('2026-03-02T12:00:00Z'),
-  };
+  const canary = rolloutStatus();
 
   const withRollouts = (rollouts: RolloutStatus[], results = [result({ variant: 'web' })]) =>
     renderDashboard({

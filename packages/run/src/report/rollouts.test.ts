@@ -2,24 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { RolloutStatus } from '../policy/policy.js';
 import { renderTable, reportJson } from './report.js';
 import type { VariantResult } from './result.js';
+import { rolloutStatus } from './__fixtures__/rollout-status.js';
 import { readRolloutReports, rolloutLine, rolloutReport } from './rollouts.js';
 import { runReport } from './run-report.js';
 
-const status = (over: Partial<RolloutStatus> = {}): RolloutStatus => ({
-  policy: 'platform',
-  upstream: 'catalog/base-ns',
-  revision: 'base-ns/v2',
-  commit: 'c'.repeat(40),
-  waves: [
-    { name: 'canary', variants: 1, merged: 1 },
-    { name: 'prod', variants: 2, merged: 0 },
-  ],
-  reached: 0,
-  proposing: 'prod',
-  waitingOn: ['soak until 2026-03-02T12:00:00.000Z'],
-  soakUntil: new Date('2026-03-02T12:00:00Z'),
-  ...over,
-});
+const status = rolloutStatus;
 
 const web: VariantResult = {
   variant: 'web',
